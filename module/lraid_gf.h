@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lraid parity library: RAID5 P (XOR) and RAID6 Q (GF(2^8) syndrome,
+ * polynomial 0x11D, generator 2, bit-identical to lib/raid6 and md).
+ *
+ * Data index i (0..k-1) is weighted g^i in Q, i.e. data[0] is the first
+ * data chunk of the stripe in logical order (see lraid_geom.h).
+ *
+ * Buffers: @len is a multiple of 64 and at least 512; buffers need no
+ * particular alignment beyond what the caller naturally has (page or
+ * sector aligned in the kernel). k is 2..30 for RAID6, 2..31 for RAID5.
+ *
+ * SIMD: every operation below must run between lraid_gf_begin() and
+ * lraid_gf_end(), in task context. begin/end wrap kernel_fpu_begin/end
+ * when the selected implementation uses vector registers; callers batch
+ * several stripes in one section (keep a section under ~1 MiB of work).
+ *
+ * The same sources build in userspace (lraid_user.h) for tests and bench.
+ */
+#ifndef LRAID_GF_H
+#define LRAID_GF_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#endif
+
+/* Select the implementation: @force names one ("c", "avx2", "avx512",
+ * "gfni") or is NULL/"" for automatic choice. Returns 0 or -ENODEV when the
+ * forced one is not supported by this CPU (or unknown).
+ */
+int lraid_gf_init(const char *force);
+const char *lraid_gf_name(void);
+
+void lraid_gf_begin(void);
+void lraid_gf_end(void);
+
+/* P = XOR of data[0..k-1]. */
+void lraid_gf_gen_p(unsigned int k, size_t len, void *const *data, void *p);
+/* P and Q of data[0..k-1]. */
+void lraid_gf_gen_pq(unsigned int k, size_t len, void *const *data,
+		     void *p, void *q);
+
+/*
+ * Read-modify-write: data indices first..first+n-1 change from old[j] to
+ * new[j] (j = 0..n-1, so old[0] is data index @first). P and Q are
+ * updated in place; @q may be NULL (RAID5).
+ */
+void lraid_gf_update_pq(unsigned int first, unsigned int n, size_t len,
+			void *const *old, void *const *new, void *p, void *q);
+
+/*
+ * Recovery. @data holds k pointers; the blocks named as failed are
+ * rewritten, every other one is read only.
+ *   recov_data_p: data[fa] from the other data and P (RAID5 or RAID6).
+ *   recov_2data:  data[fa] and data[fb] (fa != fb) from the rest, P and Q.
+ *   recov_data_q: data[fa] and P lost: data[fa] from Q, then P regenerated.
+ * (Data + Q lost is recov_data_p followed by lraid_gf_gen_pq.)
+ */
+void lraid_gf_recov_data_p(unsigned int k, size_t len, void *const *data,
+			   unsigned int fa, const void *p);
+void lraid_gf_recov_2data(unsigned int k, size_t len, void *const *data,
+			  unsigned int fa, unsigned int fb,
+			  const void *p, const void *q);
+void lraid_gf_recov_data_q(unsigned int k, size_t len, void *const *data,
+			   unsigned int fa, void *p, const void *q);
+
+#endif /* LRAID_GF_H */
