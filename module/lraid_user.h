@@ -25,7 +25,7 @@ typedef uint64_t __le64;
 
 #define EXPORT_SYMBOL_GPL(sym)
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
-#define VISIBLE_IF_KUNIT static
+#define VISIBLE_IF_KUNIT
 
 #endif /* !__KERNEL__ */
 #endif /* LRAID_USER_H */
