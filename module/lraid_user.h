@@ -27,5 +27,26 @@ typedef uint64_t __le64;
 #define EXPORT_SYMBOL_IF_KUNIT(sym)
 #define VISIBLE_IF_KUNIT
 
+/* Arithmetic helpers the kernel has in <linux/math64.h> and <linux/log2.h>. */
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline bool is_power_of_2(unsigned long n)
+{
+	return n != 0 && (n & (n - 1)) == 0;
+}
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define ilog2(n) (63 - __builtin_clzll((unsigned long long)(n)))
+
 #endif /* !__KERNEL__ */
 #endif /* LRAID_USER_H */
