@@ -24,6 +24,7 @@
 #include <linux/types.h>
 #endif
 
+
 /* Select the implementation: @force names one ("c", "avx2", "avx512",
  * "gfni") or is NULL/"" for automatic choice. Returns 0 or -ENODEV when the
  * forced one is not supported by this CPU (or unknown).
@@ -63,5 +64,76 @@ void lraid_gf_recov_2data(unsigned int k, size_t len, void *const *data,
 			  const void *p, const void *q);
 void lraid_gf_recov_data_q(unsigned int k, size_t len, void *const *data,
 			   unsigned int fa, void *p, const void *q);
+
+/* Called once from module init: reads the "parity=" module parameter,
+ * selects an implementation (CPU features, then a short benchmark) and
+ * prints the choice. Returns 0 or a negative errno.
+ */
+int lraid_gf_module_init(void);
+
+/*
+ * Internal interface between the dispatcher (lraid_gf.c) and the
+ * implementations (lraid_gf_<name>.c); also used by the tests, which call
+ * one implementation directly. Not for the rest of lraid.
+ */
+struct lraid_gf_impl {
+	const char *name;
+	bool simd;		/* needs lraid_gf_begin()/end() */
+	/* dst = src[0] ^ ... ^ src[n - 1]; dst may be src[0]. */
+	void (*xor_gen)(unsigned int n, size_t len, void *const *src,
+			void *dst);
+	void (*gen_pq)(unsigned int k, size_t len, void *const *data,
+		       void *p, void *q);
+	/* As lraid_gf_update_pq(), @q never NULL. */
+	void (*update_pq)(unsigned int first, unsigned int n, size_t len,
+			  void *const *old, void *const *new, void *p, void *q);
+	void (*recov_2data)(unsigned int k, size_t len, void *const *data,
+			    unsigned int fa, unsigned int fb,
+			    const void *p, const void *q);
+	void (*recov_data_q)(unsigned int k, size_t len, void *const *data,
+			     unsigned int fa, void *p, const void *q);
+};
+
+extern const struct lraid_gf_impl lraid_gf_impl_c;
+extern const struct lraid_gf_impl lraid_gf_impl_avx2;
+extern const struct lraid_gf_impl lraid_gf_impl_avx512;
+extern const struct lraid_gf_impl lraid_gf_impl_gfni;
+
+/* Every implementation, C baseline first; NULL terminated. */
+extern const struct lraid_gf_impl *const lraid_gf_impls[];
+/* Is @impl usable on this CPU? If not and @why, *why says what is missing. */
+bool lraid_gf_impl_supported(const struct lraid_gf_impl *impl,
+			     const char **why);
+/* The implementation in use. */
+const struct lraid_gf_impl *lraid_gf_current(void);
+
+/*
+ * Run one operation of a given implementation (tests, benchmark). The
+ * caller brackets SIMD implementations with lraid_gf_impl_begin/end.
+ */
+void lraid_gf_impl_begin(const struct lraid_gf_impl *impl);
+void lraid_gf_impl_end(const struct lraid_gf_impl *impl);
+void lraid_gf_impl_gen_p(const struct lraid_gf_impl *impl, unsigned int k,
+			 size_t len, void *const *data, void *p);
+void lraid_gf_impl_update_pq(const struct lraid_gf_impl *impl,
+			     unsigned int first, unsigned int n, size_t len,
+			     void *const *old, void *const *new,
+			     void *p, void *q);
+void lraid_gf_impl_recov_data_p(const struct lraid_gf_impl *impl,
+				unsigned int k, size_t len, void *const *data,
+				unsigned int fa, const void *p);
+
+/* GF(2^8) helpers (lraid_gf_tab.c), polynomial 0x11D. */
+extern const u8 lraid_gf_exp[256];	/* exp[i] = 2^i, exp[255] = 1 */
+extern const u8 lraid_gf_log[256];	/* log[0] unused */
+u8 lraid_gf_mul(u8 a, u8 b);
+u8 lraid_gf_inv(u8 a);			/* a != 0 */
+u8 lraid_gf_pow2(int e);		/* 2^e, e may be negative */
+/* tbl[0..15] = c * i, tbl[16..31] = c * (i << 4) (for PSHUFB). */
+void lraid_gf_nibble_tbl(u8 c, u8 tbl[32]);
+/* 8x8 bit matrix multiplying by c, in GF2P8AFFINEQB layout. */
+u64 lraid_gf_affine(u8 c);
+/* Coefficients for recov_2data: Dx = ca * (P ^ Pxy) ^ cb * (Q ^ Qxy). */
+void lraid_gf_2data_coef(unsigned int fa, unsigned int fb, u8 *ca, u8 *cb);
 
 #endif /* LRAID_GF_H */

@@ -12,7 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -47,6 +50,21 @@ static inline bool is_power_of_2(unsigned long n)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define ilog2(n) (63 - __builtin_clzll((unsigned long long)(n)))
+
+/* Logging, allocation and time for code shared with the kernel. */
+#define pr_info(...)	printf(__VA_ARGS__)
+#define pr_warn(...)	fprintf(stderr, __VA_ARGS__)
+#define GFP_KERNEL	0
+#define kmalloc(size, gfp)	malloc(size)
+#define kfree(ptr)	free(ptr)
+
+static inline u64 ktime_get_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 #endif /* !__KERNEL__ */
 #endif /* LRAID_USER_H */
