@@ -66,5 +66,43 @@ static inline u64 ktime_get_ns(void)
 	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* Byte order (<asm/byteorder.h>); on-disk formats are little-endian. */
+#include <assert.h>
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define cpu_to_le16(x)	((__le16)(x))
+#define cpu_to_le32(x)	((__le32)(x))
+#define cpu_to_le64(x)	((__le64)(x))
+#else
+#define cpu_to_le16(x)	((__le16)__builtin_bswap16(x))
+#define cpu_to_le32(x)	((__le32)__builtin_bswap32(x))
+#define cpu_to_le64(x)	((__le64)__builtin_bswap64(x))
+#endif
+#define le16_to_cpu(x)	((u16)cpu_to_le16(x))
+#define le32_to_cpu(x)	((u32)cpu_to_le32(x))
+#define le64_to_cpu(x)	((u64)cpu_to_le64(x))
+#define hweight32(x)	((unsigned int)__builtin_popcount(x))
+
+/*
+ * crc32c() as <linux/crc32c.h> has it: Castagnoli polynomial, reflected,
+ * no initial or final inversion (callers pass ~0 and invert). Nibble table.
+ */
+static inline u32 crc32c(u32 crc, const void *buf, unsigned int len)
+{
+	static const u32 t[16] = {
+		0x00000000, 0x105ec76f, 0x20bd8ede, 0x30e349b1,
+		0x417b1dbc, 0x5125dad3, 0x61c69362, 0x7198540d,
+		0x82f63b78, 0x92a8fc17, 0xa24bb5a6, 0xb21572c9,
+		0xc38d26c4, 0xd3d3e1ab, 0xe330a81a, 0xf36e6f75,
+	};
+	const u8 *p = buf;
+
+	while (len--) {
+		crc ^= *p++;
+		crc = (crc >> 4) ^ t[crc & 15];
+		crc = (crc >> 4) ^ t[crc & 15];
+	}
+	return crc;
+}
+
 #endif /* !__KERNEL__ */
 #endif /* LRAID_USER_H */

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraid superblock codec: encode, decode with complete validation, and the
+ * assembly check across a set of members. See lraid_sb.h and
+ * Documentation/on-disk-format.rst.
+ *
+ * Decoding never trusts a field before checking it: a corrupt or foreign
+ * block yields an errno and a reason string, never a crash or an overflow.
+ */
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/crc32c.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <kunit/visibility.h>
+#endif
+
+#include "lraid_sb.h"
+
+#define LRAID_SB_CRC_OFFSET	offsetof(struct lraid_sb_disk, crc)
+
+u32 lraid_sb_crc(const void *block)
+{
+	static const u8 zero[sizeof(__le32)];
+	u32 crc;
+
+	crc = crc32c(~0U, block, LRAID_SB_CRC_OFFSET);
+	crc = crc32c(crc, zero, sizeof(zero));
+	return ~crc;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_crc);
+
+void lraid_sb_encode(const struct lraid_sb_info *info, void *block)
+{
+	struct lraid_sb_disk *sb = block;
+
+	memset(sb, 0, sizeof(*sb));
+	sb->magic = cpu_to_le64(LRAID_SB_MAGIC);
+	sb->version = cpu_to_le32(LRAID_SB_VERSION);
+	sb->feature_incompat = cpu_to_le32(info->feature_incompat);
+	sb->feature_ro_compat = cpu_to_le32(info->feature_ro_compat);
+	sb->feature_compat = cpu_to_le32(info->feature_compat);
+	memcpy(sb->uuid, info->uuid, sizeof(sb->uuid));
+	memcpy(sb->name, info->name, strnlen(info->name, sizeof(sb->name)));
+	sb->ctime = cpu_to_le64(info->ctime);
+	sb->utime = cpu_to_le64(info->utime);
+	sb->events = cpu_to_le64(info->events);
+	sb->level = cpu_to_le32(info->level);
+	sb->layout = cpu_to_le32(info->layout);
+	sb->chunk_sectors = cpu_to_le32(info->chunk_sectors);
+	sb->nr_members = cpu_to_le32(info->nr_members);
+	sb->role = cpu_to_le32(info->role);
+	sb->state = cpu_to_le32(info->state);
+	sb->failed_mask = cpu_to_le32(info->failed_mask);
+	sb->data_offset = cpu_to_le64(info->data_offset);
+	sb->data_size = cpu_to_le64(info->data_size);
+	sb->dev_sectors = cpu_to_le64(info->dev_sectors);
+	sb->recovery_offset = cpu_to_le64(info->recovery_offset);
+	sb->bitmap_offset = cpu_to_le64(info->bitmap_offset);
+	sb->bitmap_sectors = cpu_to_le64(info->bitmap_sectors);
+	sb->bitmap_region_sectors = cpu_to_le64(info->bitmap_region_sectors);
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_encode);
+
+static int lraid_sb_fail(const char **why, const char *reason, int err)
+{
+	if (why)
+		*why = reason;
+	return err;
+}
+
+/* Names are printable ASCII without '/', NUL padded. */
+static bool lraid_sb_name_ok(const u8 *name, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && name[i]) {
+		if (name[i] <= ' ' || name[i] > '~' || name[i] == '/')
+			return false;
+		i++;
+	}
+	if (i == len)		/* no terminating NUL */
+		return false;
+	while (i < len)
+		if (name[i++])
+			return false;
+	return true;
+}
+
+static bool lraid_sb_all_zero(const u8 *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* Bits of bitmap that @sectors of data need with @region_sectors per bit. */
+static u64 lraid_sb_bitmap_bits(u64 sectors, u64 region_sectors)
+{
+	return (sectors >> ilog2(region_sectors)) +
+	       !!(sectors & (region_sectors - 1));
+}
+
+int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
+{
+	unsigned int min_members = info->level == 6 ? 4 : 3;
+	u64 bitmap_end;
+
+	if ((info->feature_incompat & ~LRAID_SB_FEAT_INCOMPAT_SUPP) != 0)
+		return lraid_sb_fail(why, "unknown incompatible feature",
+				     -EOPNOTSUPP);
+	if (info->level != 5 && info->level != 6)
+		return lraid_sb_fail(why, "level is not 5 or 6", -EINVAL);
+	if (info->layout != LRAID_LAYOUT_LEFT_SYMMETRIC)
+		return lraid_sb_fail(why, "unknown layout", -EINVAL);
+	if (info->nr_members < min_members ||
+	    info->nr_members > LRAID_MAX_MEMBERS)
+		return lraid_sb_fail(why, "member count out of range",
+				     -EINVAL);
+	if (info->role >= info->nr_members)
+		return lraid_sb_fail(why, "member role out of range", -EINVAL);
+	if (info->chunk_sectors < (LRAID_MIN_CHUNK_BYTES >> 9) ||
+	    info->chunk_sectors > (LRAID_MAX_CHUNK_BYTES >> 9) ||
+	    !is_power_of_2(info->chunk_sectors))
+		return lraid_sb_fail(why,
+				     "chunk size not a power of two in 4KiB..1MiB",
+				     -EINVAL);
+	if (info->state & ~LRAID_SB_STATE_KNOWN)
+		return lraid_sb_fail(why, "unknown state bits", -EINVAL);
+	if (info->nr_members < 32 && (info->failed_mask >> info->nr_members))
+		return lraid_sb_fail(why, "failed-member set names no member",
+				     -EINVAL);
+	if (info->name[LRAID_SB_NAME_LEN] != '\0' ||
+	    !lraid_sb_name_ok((const u8 *)info->name, LRAID_SB_NAME_LEN))
+		return lraid_sb_fail(why, "array name not printable or not NUL padded",
+				     -EINVAL);
+
+	/* member layout: superblock, bitmap, data, all in the device */
+	if (info->data_offset < LRAID_SB_SECTORS ||
+	    (info->data_offset & (LRAID_SB_SECTORS - 1)))
+		return lraid_sb_fail(why, "data offset not 4KiB aligned behind the superblock",
+				     -EINVAL);
+	if (!info->data_size || (info->data_size & (info->chunk_sectors - 1)))
+		return lraid_sb_fail(why, "data size not a non-zero multiple of the chunk",
+				     -EINVAL);
+	if (info->data_offset > info->dev_sectors ||
+	    info->data_size > info->dev_sectors - info->data_offset)
+		return lraid_sb_fail(why, "data area beyond the end of the member",
+				     -EINVAL);
+	if (info->recovery_offset != LRAID_SB_IN_SYNC &&
+	    info->recovery_offset > info->data_size)
+		return lraid_sb_fail(why, "recovery offset beyond the data area",
+				     -EINVAL);
+	if (!info->bitmap_sectors) {
+		if (info->bitmap_offset || info->bitmap_region_sectors)
+			return lraid_sb_fail(why, "bitmap fields set without a bitmap",
+					     -EINVAL);
+		return 0;
+	}
+	if (info->bitmap_offset < LRAID_SB_SECTORS ||
+	    info->bitmap_offset > info->data_offset)
+		return lraid_sb_fail(why, "bitmap overlaps superblock or data",
+				     -EINVAL);
+	bitmap_end = info->bitmap_offset + info->bitmap_sectors;
+	if (info->bitmap_sectors > info->data_offset ||
+	    bitmap_end > info->data_offset)
+		return lraid_sb_fail(why, "bitmap overlaps superblock or data",
+				     -EINVAL);
+	if (info->bitmap_region_sectors < info->chunk_sectors ||
+	    !is_power_of_2(info->bitmap_region_sectors))
+		return lraid_sb_fail(why,
+				     "bitmap region not a power of two of at least one chunk",
+				     -EINVAL);
+	if (lraid_sb_bitmap_bits(info->data_size, info->bitmap_region_sectors) >
+	    info->bitmap_sectors * 512 * 8)
+		return lraid_sb_fail(why, "bitmap too small for the data area",
+				     -EINVAL);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_validate);
+
+int lraid_sb_decode(const void *block, struct lraid_sb_info *info,
+		    const char **why)
+{
+	const struct lraid_sb_disk *sb = block;
+
+	if (le64_to_cpu(sb->magic) != LRAID_SB_MAGIC)
+		return lraid_sb_fail(why, "not an lraid superblock", -EINVAL);
+	if (le32_to_cpu(sb->crc) != lraid_sb_crc(sb))
+		return lraid_sb_fail(why, "superblock checksum mismatch",
+				     -EBADMSG);
+	if (le32_to_cpu(sb->version) != LRAID_SB_VERSION)
+		return lraid_sb_fail(why, "unsupported superblock version",
+				     -EOPNOTSUPP);
+	if (le32_to_cpu(sb->feature_incompat) & ~LRAID_SB_FEAT_INCOMPAT_SUPP)
+		return lraid_sb_fail(why, "unknown incompatible feature",
+				     -EOPNOTSUPP);
+	if (sb->reserved0 || !lraid_sb_all_zero(sb->reserved,
+						sizeof(sb->reserved)))
+		return lraid_sb_fail(why, "reserved superblock space not zero",
+				     -EINVAL);
+
+	memset(info, 0, sizeof(*info));
+	info->version = le32_to_cpu(sb->version);
+	info->feature_incompat = le32_to_cpu(sb->feature_incompat);
+	info->feature_ro_compat = le32_to_cpu(sb->feature_ro_compat);
+	info->feature_compat = le32_to_cpu(sb->feature_compat);
+	info->ro_only = info->feature_ro_compat & ~LRAID_SB_FEAT_RO_COMPAT_SUPP;
+	memcpy(info->uuid, sb->uuid, sizeof(info->uuid));
+	memcpy(info->name, sb->name, sizeof(sb->name));
+	info->name[LRAID_SB_NAME_LEN] = '\0';
+	info->ctime = le64_to_cpu(sb->ctime);
+	info->utime = le64_to_cpu(sb->utime);
+	info->events = le64_to_cpu(sb->events);
+	info->level = le32_to_cpu(sb->level);
+	info->layout = le32_to_cpu(sb->layout);
+	info->chunk_sectors = le32_to_cpu(sb->chunk_sectors);
+	info->nr_members = le32_to_cpu(sb->nr_members);
+	info->role = le32_to_cpu(sb->role);
+	info->state = le32_to_cpu(sb->state);
+	info->failed_mask = le32_to_cpu(sb->failed_mask);
+	info->data_offset = le64_to_cpu(sb->data_offset);
+	info->data_size = le64_to_cpu(sb->data_size);
+	info->dev_sectors = le64_to_cpu(sb->dev_sectors);
+	info->recovery_offset = le64_to_cpu(sb->recovery_offset);
+	info->bitmap_offset = le64_to_cpu(sb->bitmap_offset);
+	info->bitmap_sectors = le64_to_cpu(sb->bitmap_sectors);
+	info->bitmap_region_sectors = le64_to_cpu(sb->bitmap_region_sectors);
+
+	return lraid_sb_validate(info, why);
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_decode);
+
+unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
+{
+	unsigned int i, best = 0;
+
+	for (i = 1; i < n; i++)
+		if (sbs[i].events > sbs[best].events)
+			best = i;
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_newest);
+
+int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
+		       unsigned int *fresh_mask, const char **why)
+{
+	const struct lraid_sb_info *ref;
+	unsigned int i, nr_parity, fresh = 0;
+	u32 roles = 0;
+
+	*fresh_mask = 0;
+	if (!n)
+		return lraid_sb_fail(why, "no members", -EINVAL);
+	ref = &sbs[lraid_sb_newest(sbs, n)];
+	if (ref->nr_members > LRAID_MAX_MEMBERS)
+		return lraid_sb_fail(why, "member count out of range", -EINVAL);
+	if (n > ref->nr_members)
+		return lraid_sb_fail(why, "more members offered than the array has",
+				     -EINVAL);
+	for (i = 0; i < n; i++) {
+		const struct lraid_sb_info *sb = &sbs[i];
+
+		if (memcmp(sb->uuid, ref->uuid, sizeof(sb->uuid)))
+			return lraid_sb_fail(why, "members belong to different arrays (UUID)",
+					     -EINVAL);
+		if (strcmp(sb->name, ref->name))
+			return lraid_sb_fail(why, "members disagree on the array name",
+					     -EINVAL);
+		if (sb->level != ref->level || sb->layout != ref->layout ||
+		    sb->chunk_sectors != ref->chunk_sectors ||
+		    sb->nr_members != ref->nr_members)
+			return lraid_sb_fail(why, "members disagree on the geometry",
+					     -EINVAL);
+		if (sb->data_size != ref->data_size)
+			return lraid_sb_fail(why, "members disagree on the data size",
+					     -EINVAL);
+		if (sb->feature_incompat != ref->feature_incompat)
+			return lraid_sb_fail(why, "members disagree on incompatible features",
+					     -EINVAL);
+		if (sb->role >= ref->nr_members)
+			return lraid_sb_fail(why, "member role out of range",
+					     -EINVAL);
+		if (roles & (1U << sb->role))
+			return lraid_sb_fail(why, "two members claim the same role",
+					     -EINVAL);
+		roles |= 1U << sb->role;
+		if (sb->events == ref->events &&
+		    !(ref->failed_mask & (1U << sb->role)))
+			*fresh_mask |= 1U << i;
+	}
+	fresh = hweight32(*fresh_mask);
+	nr_parity = ref->level == 6 ? 2 : 1;
+	if (fresh < ref->nr_members - nr_parity)
+		return lraid_sb_fail(why, "too many members missing, failed or stale to assemble",
+				     -EINVAL);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_check_set);
+
+/* Level, member count and chunk size within what lraid_geom supports. */
+static int lraid_sb_geom_params_ok(const struct lraid_sb_info *info)
+{
+	struct lraid_geom g;
+
+	if (info->chunk_sectors > (LRAID_MAX_CHUNK_BYTES >> 9))
+		return -EINVAL;
+	return lraid_geom_init(&g, info->level, info->nr_members,
+			       info->chunk_sectors << 9, info->chunk_sectors);
+}
+
+int lraid_sb_plan(struct lraid_sb_info *info, u64 dev_sectors, bool bitmap)
+{
+	u64 region, room;
+	int err;
+
+	err = lraid_sb_geom_params_ok(info);
+	if (err)
+		return err;
+	if (!info->data_offset)
+		info->data_offset = LRAID_SB_DEF_DATA_OFFSET;
+	if (info->data_offset < 2 * LRAID_SB_SECTORS ||
+	    (info->data_offset & (LRAID_SB_SECTORS - 1)))
+		return -EINVAL;
+	if (dev_sectors < info->data_offset)
+		return -ENOSPC;
+	info->dev_sectors = dev_sectors;
+	info->data_size = (dev_sectors - info->data_offset) &
+			  ~((u64)info->chunk_sectors - 1);
+	if (!info->data_size)
+		return -ENOSPC;
+	if (info->recovery_offset == 0)
+		info->recovery_offset = LRAID_SB_IN_SYNC;
+
+	if (!bitmap) {
+		info->bitmap_offset = 0;
+		info->bitmap_sectors = 0;
+		info->bitmap_region_sectors = 0;
+		return 0;
+	}
+	/* the bitmap takes the whole gap between superblock and data */
+	info->bitmap_offset = LRAID_SB_DEF_BITMAP_OFFSET;
+	info->bitmap_sectors = info->data_offset - info->bitmap_offset;
+	room = info->bitmap_sectors * 512 * 8;
+	region = info->bitmap_region_sectors;
+	if (region) {
+		if (!is_power_of_2(region) || region < info->chunk_sectors)
+			return -EINVAL;
+		if (lraid_sb_bitmap_bits(info->data_size, region) > room)
+			return -ENOSPC;
+	} else {
+		region = LRAID_SB_DEF_REGION_SECTORS;
+		if (region < info->chunk_sectors)
+			region = info->chunk_sectors;
+		while (lraid_sb_bitmap_bits(info->data_size, region) > room)
+			region <<= 1;
+		info->bitmap_region_sectors = region;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_plan);
+
+int lraid_sb_geom(const struct lraid_sb_info *info, struct lraid_geom *g)
+{
+	if (info->chunk_sectors > (LRAID_MAX_CHUNK_BYTES >> 9))
+		return -EINVAL;
+	return lraid_geom_init(g, info->level, info->nr_members,
+			       info->chunk_sectors << 9, info->data_size);
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_geom);

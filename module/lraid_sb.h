@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lraid on-disk superblock: one 4096-byte little-endian block at byte 0 of
+ * every member, and the codec that turns it into host-endian fields and
+ * validates it. Documentation/on-disk-format.rst is the reference; keep
+ * both in step.
+ *
+ * Member layout (sectors of 512 bytes from the member's start):
+ *   0 .. 7                      superblock (this block)
+ *   bitmap_offset ..            write-intent bitmap area (bitmap_sectors)
+ *   data_offset ..              data area, data_size sectors (whole chunks)
+ *
+ * The codec is pure code: no allocation, no locking, no I/O; callable from
+ * any context, and compiled unchanged in userspace (lraid_user.h) so that
+ * lraidctl examine and the host tests use the very same validation.
+ *
+ * Versioning: @version changes only for a layout that old code must not
+ * read at all. Everything else grows through feature bits:
+ *   incompat:  code that does not know the bit must refuse the member;
+ *   ro_compat: unknown bits allow read-only use only (info->ro_only);
+ *   compat:    unknown bits are ignored and preserved on rewrite.
+ * New fields are carved from the reserved area, which version 1 code
+ * requires to be zero unless a feature bit says otherwise.
+ */
+#ifndef LRAID_SB_H
+#define LRAID_SB_H
+
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+#endif
+
+#include "lraid_geom.h"
+
+#define LRAID_SB_SIZE		4096u
+#define LRAID_SB_SECTORS	(LRAID_SB_SIZE >> 9)
+/* "lraid-sb" read as a little-endian 64-bit number */
+#define LRAID_SB_MAGIC		0x62732d646961726cULL
+#define LRAID_SB_VERSION	1u
+
+/* Feature bits known to this code (none yet). */
+#define LRAID_SB_FEAT_INCOMPAT_SUPP	0u
+#define LRAID_SB_FEAT_RO_COMPAT_SUPP	0u
+
+#define LRAID_LAYOUT_LEFT_SYMMETRIC	2u	/* md's number for it */
+
+/* state bits */
+#define LRAID_SB_STATE_CLEAN	0x1u	/* no write in flight at stop */
+#define LRAID_SB_STATE_KNOWN	LRAID_SB_STATE_CLEAN
+
+#define LRAID_SB_NAME_LEN	32u	/* bytes on disk, NUL padded */
+#define LRAID_SB_UUID_LEN	16u
+
+/* recovery_offset value of a member that is fully in sync */
+#define LRAID_SB_IN_SYNC	(~0ULL)
+
+/* Defaults used by lraid_sb_plan(). */
+#define LRAID_SB_DEF_DATA_OFFSET	2048u		/* 1 MiB */
+#define LRAID_SB_DEF_BITMAP_OFFSET	LRAID_SB_SECTORS /* right behind */
+#define LRAID_SB_DEF_REGION_SECTORS	(64u << 11)	/* 64 MiB */
+
+/* The block as stored on disk. All fields little-endian. */
+struct lraid_sb_disk {
+	__le64	magic;			/* 0x000 LRAID_SB_MAGIC */
+	__le32	version;		/* 0x008 LRAID_SB_VERSION */
+	__le32	feature_incompat;	/* 0x00c */
+	__le32	feature_ro_compat;	/* 0x010 */
+	__le32	feature_compat;		/* 0x014 */
+	u8	uuid[LRAID_SB_UUID_LEN];	/* 0x018 array UUID */
+	u8	name[LRAID_SB_NAME_LEN];	/* 0x028 array name, NUL padded */
+	__le64	ctime;			/* 0x048 creation, seconds since epoch */
+	__le64	utime;			/* 0x050 last update, seconds */
+	__le64	events;			/* 0x058 event counter */
+	__le32	level;			/* 0x060 5 or 6 */
+	__le32	layout;			/* 0x064 LRAID_LAYOUT_LEFT_SYMMETRIC */
+	__le32	chunk_sectors;		/* 0x068 power of two, 8..2048 */
+	__le32	nr_members;		/* 0x06c 3..32 (RAID6 4..32) */
+	__le32	role;			/* 0x070 this member, 0..nr_members-1 */
+	__le32	state;			/* 0x074 LRAID_SB_STATE_* */
+	__le32	failed_mask;		/* 0x078 bit r: role r failed */
+	__le32	reserved0;		/* 0x07c zero */
+	__le64	data_offset;		/* 0x080 sectors from member start */
+	__le64	data_size;		/* 0x088 sectors used per member */
+	__le64	dev_sectors;		/* 0x090 member size when written */
+	__le64	recovery_offset;	/* 0x098 rebuilt up to, or IN_SYNC */
+	__le64	bitmap_offset;		/* 0x0a0 sectors from member start */
+	__le64	bitmap_sectors;		/* 0x0a8 bitmap area, 0 = no bitmap */
+	__le64	bitmap_region_sectors;	/* 0x0b0 data per bit, power of 2 */
+	u8	reserved[0xffc - 0xb8];	/* 0x0b8 zero */
+	__le32	crc;			/* 0xffc crc32c, see lraid_sb_crc() */
+};
+
+static_assert(sizeof(struct lraid_sb_disk) == LRAID_SB_SIZE);
+static_assert(offsetof(struct lraid_sb_disk, uuid) == 0x018);
+static_assert(offsetof(struct lraid_sb_disk, events) == 0x058);
+static_assert(offsetof(struct lraid_sb_disk, data_offset) == 0x080);
+static_assert(offsetof(struct lraid_sb_disk, bitmap_region_sectors) == 0x0b0);
+static_assert(offsetof(struct lraid_sb_disk, reserved) == 0x0b8);
+static_assert(offsetof(struct lraid_sb_disk, crc) == 0xffc);
+
+/* Host-endian view of a superblock. */
+struct lraid_sb_info {
+	u32 version;		/* decode: as read; encode writes current */
+	u32 feature_incompat;
+	u32 feature_ro_compat;
+	u32 feature_compat;
+	bool ro_only;		/* decode: unknown ro_compat features */
+	u8 uuid[LRAID_SB_UUID_LEN];
+	char name[LRAID_SB_NAME_LEN + 1];	/* NUL terminated */
+	u64 ctime;
+	u64 utime;
+	u64 events;
+	u32 level;
+	u32 layout;
+	u32 chunk_sectors;
+	u32 nr_members;
+	u32 role;
+	u32 state;
+	u32 failed_mask;
+	u64 data_offset;
+	u64 data_size;
+	u64 dev_sectors;
+	u64 recovery_offset;
+	u64 bitmap_offset;
+	u64 bitmap_sectors;
+	u64 bitmap_region_sectors;
+};
+
+/*
+ * crc32c (Castagnoli, reflected 0x82F63B78, initial ~0, final inversion:
+ * the usual CRC-32C) of the 4096-byte @block with its crc field taken as
+ * zero. Returns the value to store in the crc field (host-endian).
+ */
+u32 lraid_sb_crc(const void *block);
+
+/*
+ * Write @info into the 4096-byte @block: magic, current version, every
+ * field, zeroed reserved space, crc. @info is not validated here; run
+ * lraid_sb_validate() first when it comes from outside.
+ */
+void lraid_sb_encode(const struct lraid_sb_info *info, void *block);
+
+/*
+ * Read and fully validate the 4096-byte @block. Returns 0 and fills @info,
+ * or a negative errno and points *@why (if @why is not NULL) at a static
+ * human-readable reason:
+ *   -EINVAL      not an lraid superblock (foreign magic), or a field out of
+ *                range, or non-zero reserved space;
+ *   -EBADMSG     checksum mismatch;
+ *   -EOPNOTSUPP  newer format version or unknown incompatible feature.
+ * Nothing in @block is trusted before it is checked; any content is safe.
+ */
+int lraid_sb_decode(const void *block, struct lraid_sb_info *info,
+		    const char **why);
+
+/* The field checks of lraid_sb_decode() on a host-endian @info. */
+int lraid_sb_validate(const struct lraid_sb_info *info, const char **why);
+
+/*
+ * Assembly check over the decoded superblocks @sbs[0..n-1] of the members
+ * offered (one per device, any order). Requires: same UUID, name, level,
+ * layout, chunk, member count, data size and incompat features; no two with
+ * the same role; no more than nr_members offered. Members whose event
+ * counter is behind the newest one, or whose role the newest superblock
+ * marks failed, are stale. Sets *@fresh_mask bit i for each fresh @sbs[i].
+ * Fails when fresh members cannot serve the array (fewer than nr_data).
+ * Returns 0, or -EINVAL with *@why set.
+ */
+int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
+		       unsigned int *fresh_mask, const char **why);
+
+/* Index in @sbs[0..n-1] of the newest superblock (highest events). */
+unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n);
+
+/*
+ * Create-time layout of one member: with info->level, nr_members and
+ * chunk_sectors set, fill data_offset (LRAID_SB_DEF_DATA_OFFSET when 0),
+ * bitmap_offset, bitmap_sectors and bitmap_region_sectors (default region
+ * when 0; @bitmap false for none), dev_sectors = @dev_sectors and
+ * data_size = the data area rounded down to whole chunks. Pass the
+ * smallest member's size so all members agree. Returns 0, -EINVAL for a
+ * bad parameter, -ENOSPC when no chunk fits or the bitmap does not fit in
+ * front of the data area.
+ */
+int lraid_sb_plan(struct lraid_sb_info *info, u64 dev_sectors, bool bitmap);
+
+/* Geometry of the array described by a valid @info. */
+int lraid_sb_geom(const struct lraid_sb_info *info, struct lraid_geom *g);
+
+#endif /* LRAID_SB_H */
