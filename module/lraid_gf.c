@@ -23,6 +23,9 @@
 
 const struct lraid_gf_impl *const lraid_gf_impls[] = {
 	&lraid_gf_impl_c,
+	&lraid_gf_impl_avx2,
+	&lraid_gf_impl_avx512,
+	&lraid_gf_impl_gfni,
 	NULL
 };
 EXPORT_SYMBOL_IF_KUNIT(lraid_gf_impls);
@@ -75,12 +78,12 @@ bool lraid_gf_impl_supported(const struct lraid_gf_impl *impl,
 {
 	const char *need = NULL;
 
-	if (impl == &lraid_gf_impl_c)
-		return true;
-	(void)cpu_avx512;
-	(void)cpu_gfni;
-	if (!cpu_avx2())
+	if (impl == &lraid_gf_impl_avx2 && !cpu_avx2())
 		need = "CPU or OS lacks AVX2";
+	else if (impl == &lraid_gf_impl_avx512 && !cpu_avx512())
+		need = "CPU or OS lacks AVX-512 F/BW/VL";
+	else if (impl == &lraid_gf_impl_gfni && !cpu_gfni())
+		need = "CPU or OS lacks GFNI with AVX-512 F/BW/VL";
 	if (need && why)
 		*why = need;
 	return !need;

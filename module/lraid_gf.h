@@ -24,7 +24,6 @@
 #include <linux/types.h>
 #endif
 
-
 /* Select the implementation: @force names one ("c", "avx2", "avx512",
  * "gfni") or is NULL/"" for automatic choice. Returns 0 or -ENODEV when the
  * forced one is not supported by this CPU (or unknown).

@@ -51,6 +51,13 @@ static inline bool is_power_of_2(unsigned long n)
 
 #define ilog2(n) (63 - __builtin_clzll((unsigned long long)(n)))
 
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
+#ifndef __aligned
+#define __aligned(x)	__attribute__((aligned(x)))
+#endif
+
 /* Logging, allocation and time for code shared with the kernel. */
 #define pr_info(...)	printf(__VA_ARGS__)
 #define pr_warn(...)	fprintf(stderr, __VA_ARGS__)

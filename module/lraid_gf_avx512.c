@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AVX-512 (BW + VL) parity: 64-byte vectors, multiply-by-2 through a byte
+ * sign mask, constant multiplies with VPSHUFB nibble tables. Built with
+ * -mavx512bw -mavx512vl; only ever called between lraid_gf_begin() and
+ * lraid_gf_end().
+ */
+#ifdef __KERNEL__
+#include <linux/export.h>
+#include <linux/types.h>
+#include <kunit/visibility.h>
+#endif
+
+#include "lraid_gf.h"
+
+/*
+ * sparse models neither GCC vector types nor x86 builtins: it checks the
+ * portable files only.
+ */
+#ifndef __CHECKER__
+
+#define GF_VW	64
+#define GF_BLK	256
+
+typedef u8 gfv __attribute__((vector_size(GF_VW)));
+typedef char gfv_qi __attribute__((vector_size(GF_VW)));
+typedef u16 gfv_hi __attribute__((vector_size(GF_VW)));
+
+static __always_inline gfv gf_mul2(gfv x)
+{
+	unsigned long long hi = __builtin_ia32_cvtb2mask512((gfv_qi)x);
+	const gfv_qi zero = { 0 };
+	gfv t = (gfv)__builtin_ia32_movdquqi512_mask(zero + 0x1d, zero, hi);
+
+	return (x + x) ^ t;
+}
+
+struct gf_mulc {
+	gfv lo, hi;
+};
+
+static inline void gf_mulc_init(struct gf_mulc *m, u8 c)
+{
+	u8 t[32];
+	unsigned int i;
+
+	lraid_gf_nibble_tbl(c, t);
+	for (i = 0; i < GF_VW; i++) {
+		m->lo[i] = t[i % 16];
+		m->hi[i] = t[16 + i % 16];
+	}
+}
+
+static __always_inline gfv pshufb(gfv tbl, gfv idx)
+{
+	const gfv_qi zero = { 0 };
+
+	return (gfv)__builtin_ia32_pshufb512_mask((gfv_qi)tbl, (gfv_qi)idx,
+						  zero, ~0ULL);
+}
+
+static __always_inline gfv gf_mulc(const struct gf_mulc *m, gfv x)
+{
+	gfv lo = x & 0x0f, hi = (gfv)((gfv_hi)x >> 4) & 0x0f;
+
+	return pshufb(m->lo, lo) ^ pshufb(m->hi, hi);
+}
+
+#include "lraid_gf_simd.h"
+
+const struct lraid_gf_impl lraid_gf_impl_avx512 = {
+	.name = "avx512",
+	LRAID_GF_SIMD_OPS,
+};
+EXPORT_SYMBOL_IF_KUNIT(lraid_gf_impl_avx512);
+
+#endif /* !__CHECKER__ */
