@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lraid private header: the structures shared by the control, array, read
+ * and write code.
+ *
+ * Ownership and locking (see also Documentation/design.rst)
+ * ---------------------------------------------------------
+ * Global:  lraid_arrays[] (index -> array) is guarded by lraid_ctl_mutex;
+ *          only create/assemble/stop/info take it, never the I/O path.
+ *
+ * Array:   geometry, members and the gendisk are written once before
+ *          add_disk() and are read-only afterwards, so the I/O path reads
+ *          them without any lock. Superblock writes happen only from the
+ *          control path (create/assemble/stop) under lraid_ctl_mutex.
+ *          a->active (percpu_ref) counts I/O in flight; stop kills it and
+ *          waits for zero after del_gendisk() has cut off new bios.
+ *
+ * Reads:   owned by the submitting CPU. A healthy read is cloned per chunk
+ *          piece and sent to the member straight from submit_bio: no lock,
+ *          no stripe state, no thread hop. Completion only drops counts.
+ *
+ * Writes:  each write bio is cut into write pieces (struct lraid_wreq), one
+ *          per (stripe, parity window); pieces go on the submitting CPU's
+ *          lock-free llist and are owned from then on by that CPU's bound
+ *          kthread (struct lraid_worker). The worker owns its ops, its page
+ *          pool and its deferred list outright: none of those is touched by
+ *          another context, so none has a lock.
+ *
+ * Stripes: two writes to one (stripe, window) must not interleave. Windows
+ *          in flight are kept in a hash table of many spinlocked shards
+ *          (LRAID_SHARDS_PER_CPU * CPUs); a shard lock is held only to look
+ *          up, insert or remove one op or to queue one waiter: O(1), task
+ *          context only (plain spin_lock). Different windows hash to
+ *          different shards, so CPUs writing different stripes share no lock
+ *          and no cache line; there is no array-wide lock per I/O.
+ *
+ * Completion: member bio end_io (any context, often hard irq) only records
+ *          the status, counts down op->pending with an atomic and, at zero,
+ *          hands the op back to its worker's done llist. Parity is computed
+ *          only in the worker, inside lraid_gf_begin()/lraid_gf_end().
+ *
+ * Memory:  clone bios come from a bio_set with a rescuer, worker bios from a
+ *          bio_set with bvecs, write pieces from a mempool, and every worker
+ *          has a page mempool that holds one full op's buffers, so a worker
+ *          with nothing in flight can always start its next op.
+ */
+#ifndef LRAID_H
+#define LRAID_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mempool.h>
+#include <linux/percpu-refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+
+#include "lraid_compat.h"
+#include "lraid_geom.h"
+
+#define LRAID_DEFAULT_DATA_OFFSET	2048	/* sectors: 1 MiB */
+#define LRAID_SB_BYTES			4096
+
+/* Parity window: the unit of write serialization and of buffering. */
+#define LRAID_WIN_SECTORS_MAX	128u	/* 64 KiB */
+#define LRAID_WIN_PAGES		(LRAID_WIN_SECTORS_MAX * SECTOR_SIZE / PAGE_SIZE)
+#define LRAID_SHARDS_PER_CPU	64
+#define LRAID_OPS_PER_WORKER	64
+
+struct lraid_array;
+
+struct lraid_member {
+	struct lraid_bdev b;	/* opened exclusively, holder = array */
+	dev_t dev;
+	u8 role;
+	sector_t sectors;	/* whole device */
+};
+
+/*
+ * Stripe planning (pure, see lraid_stripe.c): what one write piece over one
+ * parity window of one stripe must read and write. Rows are sector offsets
+ * inside the chunk; data index di is written over rows [s[di], e[di]).
+ */
+enum lraid_plan_mode {
+	LRAID_PLAN_FULL,	/* every data row written: no reads */
+	LRAID_PLAN_RCW,		/* read the unwritten data, regenerate P/Q */
+	LRAID_PLAN_RMW,		/* read old data and P/Q, update P/Q */
+};
+
+struct lraid_plan {
+	u32 w0, w1;		/* window rows */
+	u32 r0, r1;		/* rows touched by the write, inside window */
+	u32 s[LRAID_MAX_MEMBERS];
+	u32 e[LRAID_MAX_MEMBERS];
+	u32 written;		/* sectors of new data */
+	u32 reads;		/* sectors read by the chosen mode */
+	u32 writes;		/* sectors written (data + parity) */
+	u32 rmw_reads;
+	u32 rcw_reads;
+	u8 mode;		/* enum lraid_plan_mode */
+	u8 nr_parity;
+};
+
+u32 lraid_win_sectors(const struct lraid_geom *g);
+void lraid_plan_window(const struct lraid_geom *g, u32 win, u32 lo, u32 hi,
+		       struct lraid_plan *p);
+
+/* lraid_wreq.flags */
+#define LRAID_WREQ_ZERO		(1u << 0)	/* write zeroes, no bio data */
+
+/* One write piece: the part of @bio inside one window of one stripe. */
+struct lraid_wreq {
+	struct llist_node node;		/* worker incoming list */
+	struct list_head wait;		/* holder op's waiters (shard lock) */
+	struct bio *bio;
+	u64 stripe;
+	u32 win;
+	u32 flags;
+	u32 lo, hi;			/* stripe-relative logical sectors */
+	s64 bio_lo;			/* stripe-relative sector of bio start */
+	blk_opf_t opf;			/* REQ_FUA etc. to pass on */
+};
+
+struct lraid_shard {
+	spinlock_t lock;
+	struct hlist_head head;
+} ____cacheline_aligned_in_smp;
+
+enum lraid_op_phase {
+	LRAID_OP_READ,
+	LRAID_OP_WRITE,
+};
+
+/* A write piece being carried out; owned by its worker. */
+struct lraid_op {
+	struct hlist_node hnode;	/* shard table, shard lock */
+	struct list_head waiters;	/* wreqs queued behind us, shard lock */
+	u64 key;
+	struct lraid_worker *w;
+	struct lraid_wreq *wr;
+	struct llist_node done;		/* worker done list */
+	struct list_head free;		/* worker free list, worker only */
+	atomic_t pending;
+	blk_status_t status;
+	u8 phase;
+	struct lraid_plan plan;
+	/* per member buffer pages over the window, NULL when unused */
+	struct page *pages[LRAID_MAX_MEMBERS][LRAID_WIN_PAGES];
+};
+
+struct lraid_worker {
+	struct lraid_array *a;
+	struct task_struct *task;
+	int cpu;
+	struct llist_head incoming;	/* wreqs, any CPU pushes */
+	struct llist_head done;		/* ops, end_io pushes */
+	/* worker-only from here */
+	struct list_head deferred;	/* wreqs waiting for a free op */
+	struct list_head retry;		/* ops holding a window, waiting for pages */
+	struct list_head free_ops;
+	struct lraid_op *ops;
+	mempool_t *pages;
+	unsigned int in_flight;
+};
+
+struct lraid_array {
+	int index;
+	struct gendisk *disk;
+	struct lraid_geom geom;
+	u32 win_sectors;
+	u64 data_offset;		/* sectors */
+	u64 events;
+	u8 uuid[16];
+	u64 ctime;
+	bool clean;			/* on-disk state */
+	struct lraid_member members[LRAID_MAX_MEMBERS];
+
+	struct bio_set clone_bs;	/* clones of caller bios */
+	struct bio_set io_bs;		/* worker bios with bvecs */
+	mempool_t *wreq_pool;
+	mempool_t *flush_pool;
+	struct workqueue_struct *wq;	/* flush continuation */
+	struct percpu_ref active;
+	struct completion active_done;
+
+	struct lraid_worker *workers;	/* [nr_cpu_ids], task NULL if none */
+	int *worker_of;			/* cpu -> worker index */
+	struct lraid_shard *shards;
+	unsigned int shard_bits;
+};
+
+/* lraid_main.c */
+extern struct mutex lraid_ctl_mutex;
+extern int lraid_major;
+
+/* lraid_ctl.c */
+int lraid_ctl_init(void);
+void lraid_ctl_exit(void);
+
+/* lraid_array.c */
+struct lraid_create_args {
+	int index;
+	unsigned int level;
+	unsigned int nr_members;
+	u32 chunk_bytes;
+	u64 data_offset;
+	bool assume_clean;
+	dev_t devs[LRAID_MAX_MEMBERS];
+};
+
+int lraid_array_create(const struct lraid_create_args *args);
+int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs);
+int lraid_array_stop(int index);
+struct lraid_array *lraid_array_get(int index);	/* ctl mutex held */
+void lraid_array_stop_all(void);
+
+/* lraid_io.c */
+void lraid_submit_bio(struct bio *bio);
+int lraid_io_init(struct lraid_array *a);
+void lraid_io_quiesce(struct lraid_array *a);
+void lraid_io_exit(struct lraid_array *a);
+
+/* lraid_stripe.c */
+int lraid_stripe_init(struct lraid_array *a);
+void lraid_stripe_exit(struct lraid_array *a);
+void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr);
+int lraid_worker_fn(void *data);
+
+#endif /* LRAID_H */

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraid control device /dev/lraid-control: the versioned ioctl ABI of
+ * uapi/lraid.h. Every user struct is copied once (copy_struct_from_user,
+ * size from the ioctl number) and only the copy is validated and used.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "lraid.h"
+#include "uapi/lraid.h"
+
+LRAID_UAPI_LAYOUT_CHECKS();
+static_assert(LRAID_MAX_MEMBERS_ABI == LRAID_MAX_MEMBERS);
+
+static bool lraid_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+/* Resolve the block devices behind @nr user file descriptors. */
+static int lraid_ctl_fds(u64 uptr, unsigned int nr, dev_t *devs)
+{
+	s32 fds[LRAID_MAX_MEMBERS];
+	unsigned int i;
+
+	if (!nr || nr > LRAID_MAX_MEMBERS)
+		return -EINVAL;
+	if (copy_from_user(fds, u64_to_user_ptr(uptr), nr * sizeof(fds[0])))
+		return -EFAULT;
+	for (i = 0; i < nr; i++) {
+		struct file *f = fget(fds[i]);
+		struct inode *inode;
+
+		if (!f)
+			return -EBADF;
+		inode = file_inode(f);
+		if (!S_ISBLK(inode->i_mode)) {
+			fput(f);
+			pr_warn_ratelimited("member fd %d is not a block device\n",
+					    fds[i]);
+			return -ENOTBLK;
+		}
+		devs[i] = inode->i_rdev;
+		fput(f);
+	}
+	return 0;
+}
+
+static long lraid_ctl_version(void __user *arg, size_t usize)
+{
+	struct lraid_ioc_version v;
+	int ret;
+
+	ret = copy_struct_from_user(&v, sizeof(v), arg, usize);
+	if (ret)
+		return ret;
+	if (!lraid_zero(v.reserved, sizeof(v.reserved)))
+		return -EINVAL;
+	v.major = LRAID_ABI_MAJOR;
+	v.minor = LRAID_ABI_MINOR;
+	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD;
+	if (copy_to_user(arg, &v, min(sizeof(v), usize)))
+		return -EFAULT;
+	return 0;
+}
+
+static long lraid_ctl_create(void __user *arg, size_t usize)
+{
+	struct lraid_create_args args = {};
+	struct lraid_ioc_create c;
+	int ret;
+
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (ret)
+		return ret;
+	if (c.flags & ~LRAID_CREATE_FLAGS || c.pad0 ||
+	    !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	    c.index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	ret = lraid_ctl_fds(c.member_fds, c.nr_members, args.devs);
+	if (ret)
+		return ret;
+	args.index = c.index;
+	args.level = c.level;
+	args.nr_members = c.nr_members;
+	args.chunk_bytes = c.chunk_bytes;
+	args.data_offset = c.data_offset;
+	args.assume_clean = c.flags & LRAID_CREATE_ASSUME_CLEAN;
+	return lraid_array_create(&args);
+}
+
+static long lraid_ctl_assemble(void __user *arg, size_t usize)
+{
+	dev_t devs[LRAID_MAX_MEMBERS];
+	struct lraid_ioc_assemble c;
+	int ret;
+
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (ret)
+		return ret;
+	if (c.flags || !lraid_zero(c.pad0, sizeof(c.pad0)) ||
+	    !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	    c.index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	ret = lraid_ctl_fds(c.member_fds, c.nr_members, devs);
+	if (ret)
+		return ret;
+	return lraid_array_assemble(c.index, c.nr_members, devs);
+}
+
+static long lraid_ctl_stop(void __user *arg, size_t usize)
+{
+	struct lraid_ioc_stop c;
+	int ret;
+
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (ret)
+		return ret;
+	if (c.flags || !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	    c.index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	return lraid_array_stop(c.index);
+}
+
+static long lraid_ctl_info(void __user *arg, size_t usize)
+{
+	struct lraid_ioc_info *c;
+	struct lraid_array *a;
+	unsigned int i;
+	int ret;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	ret = copy_struct_from_user(c, sizeof(*c), arg, usize);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	if (c->flags || c->index >= LRAID_MAX_ARRAYS)
+		goto out;
+	/* everything past index/flags is output: clear what the user sent */
+	memset((u8 *)c + offsetof(struct lraid_ioc_info, level), 0,
+	       sizeof(*c) - offsetof(struct lraid_ioc_info, level));
+
+	mutex_lock(&lraid_ctl_mutex);
+	a = lraid_array_get(c->index);
+	if (!a) {
+		mutex_unlock(&lraid_ctl_mutex);
+		ret = -ENODEV;
+		goto out;
+	}
+	c->level = a->geom.level;
+	c->nr_members = a->geom.nr_members;
+	c->state = a->clean ? LRAID_ARRAY_CLEAN : LRAID_ARRAY_ACTIVE;
+	c->chunk_bytes = a->geom.chunk_sectors << SECTOR_SHIFT;
+	c->array_sectors = a->geom.array_sectors;
+	c->member_data_sectors = a->geom.member_sectors;
+	c->data_offset = a->data_offset;
+	c->events = a->events;
+	memcpy(c->uuid, a->uuid, sizeof(c->uuid));
+	c->disk_major = a->disk->major;
+	c->disk_minor = a->disk->first_minor;
+	for (i = 0; i < a->geom.nr_members; i++) {
+		struct lraid_member *m = &a->members[i];
+
+		c->members[i].major = MAJOR(m->dev);
+		c->members[i].minor = MINOR(m->dev);
+		c->members[i].role = m->role;
+		c->members[i].state = LRAID_MEMBER_ACTIVE;
+		c->members[i].sectors = m->sectors;
+	}
+	mutex_unlock(&lraid_ctl_mutex);
+	ret = 0;
+	if (copy_to_user(arg, c, min(sizeof(*c), usize)))
+		ret = -EFAULT;
+out:
+	kfree(c);
+	return ret;
+}
+
+static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long uarg)
+{
+	void __user *arg = (void __user *)uarg;
+	size_t usize = _IOC_SIZE(cmd);
+
+	if (_IOC_TYPE(cmd) != LRAID_IOC_MAGIC)
+		return -ENOTTY;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	/* Dispatch on the number; the size may be an older or newer struct. */
+	switch (_IOC_NR(cmd)) {
+	case _IOC_NR(LRAID_IOC_VERSION):
+		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_VERSION))
+			return -ENOTTY;
+		return lraid_ctl_version(arg, usize);
+	case _IOC_NR(LRAID_IOC_CREATE):
+		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_CREATE))
+			return -ENOTTY;
+		return lraid_ctl_create(arg, usize);
+	case _IOC_NR(LRAID_IOC_ASSEMBLE):
+		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_ASSEMBLE))
+			return -ENOTTY;
+		return lraid_ctl_assemble(arg, usize);
+	case _IOC_NR(LRAID_IOC_STOP):
+		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_STOP))
+			return -ENOTTY;
+		return lraid_ctl_stop(arg, usize);
+	case _IOC_NR(LRAID_IOC_INFO):
+		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_INFO))
+			return -ENOTTY;
+		return lraid_ctl_info(arg, usize);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations lraid_ctl_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = lraid_ctl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice lraid_ctl_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = LRAID_CONTROL_NAME,
+	.fops = &lraid_ctl_fops,
+	.mode = 0600,
+};
+
+int lraid_ctl_init(void)
+{
+	return misc_register(&lraid_ctl_dev);
+}
+
+void lraid_ctl_exit(void)
+{
+	misc_deregister(&lraid_ctl_dev);
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraid I/O entry: submit_bio, healthy reads (remapped from the submitting
+ * CPU), flushes, discard/write-zeroes, and cutting writes into per-window
+ * pieces for the per-CPU workers (lraid_stripe.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/math64.h>
+#include <linux/slab.h>
+
+#include "lraid.h"
+
+#define LRAID_WREQ_POOL		256
+#define LRAID_FLUSH_POOL	16
+
+/* A flush in progress: empty flushes to every member, then the data. */
+struct lraid_flush {
+	struct lraid_array *a;
+	struct bio *bio;
+	atomic_t pending;
+	blk_status_t status;
+	struct work_struct work;
+};
+
+static void lraid_active_release(struct percpu_ref *ref)
+{
+	struct lraid_array *a = container_of(ref, struct lraid_array, active);
+
+	complete(&a->active_done);
+}
+
+int lraid_io_init(struct lraid_array *a)
+{
+	int ret;
+
+	init_completion(&a->active_done);
+	ret = percpu_ref_init(&a->active, lraid_active_release, 0, GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = bioset_init(&a->clone_bs, BIO_POOL_SIZE * 4, 0,
+			  BIOSET_NEED_RESCUER);
+	if (ret)
+		goto out_ref;
+	ret = bioset_init(&a->io_bs, BIO_POOL_SIZE * 4 * LRAID_MAX_MEMBERS, 0,
+			  BIOSET_NEED_BVECS);
+	if (ret)
+		goto out_clone;
+	ret = -ENOMEM;
+	a->wreq_pool = mempool_create_kmalloc_pool(LRAID_WREQ_POOL,
+						   sizeof(struct lraid_wreq));
+	if (!a->wreq_pool)
+		goto out_io;
+	a->flush_pool = mempool_create_kmalloc_pool(LRAID_FLUSH_POOL,
+						    sizeof(struct lraid_flush));
+	if (!a->flush_pool)
+		goto out_wreq;
+	a->wq = alloc_workqueue("lraid%d", WQ_MEM_RECLAIM, 0, a->index);
+	if (!a->wq)
+		goto out_flush;
+	return 0;
+
+out_flush:
+	mempool_destroy(a->flush_pool);
+out_wreq:
+	mempool_destroy(a->wreq_pool);
+out_io:
+	bioset_exit(&a->io_bs);
+out_clone:
+	bioset_exit(&a->clone_bs);
+out_ref:
+	percpu_ref_exit(&a->active);
+	return ret;
+}
+
+/* Wait for every bio in flight; no new one can arrive (disk deleted). */
+void lraid_io_quiesce(struct lraid_array *a)
+{
+	percpu_ref_kill(&a->active);
+	wait_for_completion(&a->active_done);
+	flush_workqueue(a->wq);
+}
+
+void lraid_io_exit(struct lraid_array *a)
+{
+	destroy_workqueue(a->wq);
+	mempool_destroy(a->flush_pool);
+	mempool_destroy(a->wreq_pool);
+	bioset_exit(&a->io_bs);
+	bioset_exit(&a->clone_bs);
+	percpu_ref_exit(&a->active);
+}
+
+static inline struct lraid_array *lraid_bio_array(struct bio *bio)
+{
+	return bio->bi_bdev->bd_disk->private_data;
+}
+
+/* End of a clone or member bio whose bi_private is the caller's bio. */
+static void lraid_piece_endio(struct bio *piece)
+{
+	struct bio *bio = piece->bi_private;
+	struct lraid_array *a = lraid_bio_array(bio);
+
+	if (piece->bi_status)
+		WRITE_ONCE(bio->bi_status, piece->bi_status);
+	bio_put(piece);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_piece_submit(struct lraid_array *a, struct bio *bio,
+			       struct bio *piece)
+{
+	piece->bi_private = bio;
+	piece->bi_end_io = lraid_piece_endio;
+	bio_inc_remaining(bio);
+	percpu_ref_get(&a->active);
+	submit_bio_noacct(piece);
+}
+
+/*
+ * Healthy read: cut at chunk boundaries, clone each piece, point it at its
+ * member and send it. Runs on the submitting CPU, takes no lock.
+ */
+static void lraid_read(struct lraid_array *a, struct bio *bio)
+{
+	const struct lraid_geom *g = &a->geom;
+	sector_t sector = bio->bi_iter.bi_sector;
+	u32 left = bio_sectors(bio), done = 0;
+
+	while (left) {
+		struct lraid_map m;
+		struct bio *clone;
+		u32 n;
+
+		lraid_geom_map(g, sector + done, &m);
+		n = min(left, g->chunk_sectors - m.chunk_offset);
+		clone = bio_alloc_clone(a->members[m.member].b.bdev, bio,
+					GFP_NOIO, &a->clone_bs);
+		bio_trim(clone, done, n);
+		clone->bi_iter.bi_sector = a->data_offset + m.member_sector;
+		lraid_piece_submit(a, bio, clone);
+		done += n;
+		left -= n;
+	}
+	bio_endio(bio);
+}
+
+static bool lraid_win_touched(const struct lraid_geom *g, u32 wsec, u32 win,
+			      u32 lo, u32 hi)
+{
+	u32 c = g->chunk_sectors;
+	u32 di;
+
+	for (di = lo / c; di <= (hi - 1) / c; di++) {
+		u32 s = di * c + win * wsec;
+
+		if (s < hi && s + wsec > lo)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Cut logical sectors [start, start + nr) of @bio into write pieces, one per
+ * touched (stripe, window), and queue them to this CPU's worker.
+ */
+static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
+			      u64 start, u64 nr, u32 flags)
+{
+	const struct lraid_geom *g = &a->geom;
+	u64 sdata = (u64)g->nr_data * g->chunk_sectors;
+	u32 nwin = g->chunk_sectors / a->win_sectors;
+	u64 pos = start, end = start + nr;
+	blk_opf_t opf = bio->bi_opf & (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO);
+
+	while (pos < end) {
+		u64 stripe = div64_u64(pos, sdata);
+		u64 sbase = stripe * sdata;
+		u32 lo = pos - sbase;
+		u32 hi = min(end, sbase + sdata) - sbase;
+		u32 win;
+
+		for (win = 0; win < nwin; win++) {
+			struct lraid_wreq *wr;
+
+			if (!lraid_win_touched(g, a->win_sectors, win, lo, hi))
+				continue;
+			wr = mempool_alloc(a->wreq_pool, GFP_NOIO);
+			wr->bio = bio;
+			wr->stripe = stripe;
+			wr->win = win;
+			wr->flags = flags;
+			wr->lo = lo;
+			wr->hi = hi;
+			wr->bio_lo = (s64)bio->bi_iter.bi_sector - (s64)sbase;
+			wr->opf = opf;
+			bio_inc_remaining(bio);
+			percpu_ref_get(&a->active);
+			lraid_stripe_queue(a, wr);
+		}
+		pos = sbase + hi;
+	}
+}
+
+/* Full stripes become one discard or write-zeroes per member. */
+static void lraid_discard(struct lraid_array *a, struct bio *bio)
+{
+	const struct lraid_geom *g = &a->geom;
+	u64 sdata = (u64)g->nr_data * g->chunk_sectors;
+	u64 start = bio->bi_iter.bi_sector;
+	u64 end = bio_end_sector(bio);
+	u64 s0 = div64_u64(start + sdata - 1, sdata);
+	u64 s1 = div64_u64(end, sdata);
+	bool zeroes = bio_op(bio) == REQ_OP_WRITE_ZEROES;
+	unsigned int i;
+
+	if (s0 < s1) {
+		for (i = 0; i < g->nr_members; i++) {
+			struct bio *piece;
+
+			piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
+						 bio->bi_opf, GFP_NOIO,
+						 &a->clone_bs);
+			piece->bi_iter.bi_sector = a->data_offset +
+						   s0 * g->chunk_sectors;
+			piece->bi_iter.bi_size = (u32)((s1 - s0) *
+					g->chunk_sectors) << SECTOR_SHIFT;
+			lraid_piece_submit(a, bio, piece);
+		}
+	}
+	/* partial stripes: skipped for discard, real zeroes for write-zeroes */
+	if (zeroes) {
+		if (s0 >= s1) {
+			lraid_queue_write(a, bio, start, end - start,
+					  LRAID_WREQ_ZERO);
+		} else {
+			if (start < s0 * sdata)
+				lraid_queue_write(a, bio, start,
+						  s0 * sdata - start,
+						  LRAID_WREQ_ZERO);
+			if (end > s1 * sdata)
+				lraid_queue_write(a, bio, s1 * sdata,
+						  end - s1 * sdata,
+						  LRAID_WREQ_ZERO);
+		}
+	}
+	bio_endio(bio);
+}
+
+static void lraid_flush_work(struct work_struct *work)
+{
+	struct lraid_flush *f = container_of(work, struct lraid_flush, work);
+	struct lraid_array *a = f->a;
+	struct bio *bio = f->bio;
+
+	mempool_free(f, a->flush_pool);
+	lraid_queue_write(a, bio, bio->bi_iter.bi_sector, bio_sectors(bio), 0);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_flush_endio(struct bio *piece)
+{
+	struct lraid_flush *f = piece->bi_private;
+	struct lraid_array *a = f->a;
+	struct bio *bio = f->bio;
+
+	if (piece->bi_status)
+		WRITE_ONCE(f->status, piece->bi_status);
+	bio_put(piece);
+	if (!atomic_dec_and_test(&f->pending))
+		return;
+	if (f->status || !bio_sectors(bio)) {
+		if (f->status)
+			bio->bi_status = f->status;
+		mempool_free(f, a->flush_pool);
+		bio_endio(bio);
+		percpu_ref_put(&a->active);
+		return;
+	}
+	/* the data part goes through the workers, from process context */
+	bio->bi_opf &= ~REQ_PREFLUSH;
+	queue_work(a->wq, &f->work);
+}
+
+static void lraid_flush(struct lraid_array *a, struct bio *bio)
+{
+	struct lraid_flush *f = mempool_alloc(a->flush_pool, GFP_NOIO);
+	unsigned int i, n = a->geom.nr_members;
+
+	f->a = a;
+	f->bio = bio;
+	f->status = BLK_STS_OK;
+	INIT_WORK(&f->work, lraid_flush_work);
+	atomic_set(&f->pending, n);
+	percpu_ref_get(&a->active);
+	for (i = 0; i < n; i++) {
+		struct bio *piece;
+
+		piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
+					 REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
+					 GFP_NOIO, &a->clone_bs);
+		piece->bi_private = f;
+		piece->bi_end_io = lraid_flush_endio;
+		submit_bio_noacct(piece);
+	}
+}
+
+void lraid_submit_bio(struct bio *bio)
+{
+	struct lraid_array *a = lraid_bio_array(bio);
+
+	percpu_ref_get(&a->active);
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		lraid_read(a, bio);
+		break;
+	case REQ_OP_WRITE:
+		if (bio->bi_opf & REQ_PREFLUSH) {
+			lraid_flush(a, bio);
+			break;
+		}
+		lraid_queue_write(a, bio, bio->bi_iter.bi_sector,
+				  bio_sectors(bio), 0);
+		bio_endio(bio);
+		break;
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		lraid_discard(a, bio);
+		break;
+	default:
+		bio->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bio);
+		break;
+	}
+	percpu_ref_put(&a->active);
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraid module init/exit: block major, parity library, control device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/mutex.h>
+
+#include "lraid.h"
+#include "lraid_gf.h"
+
+DEFINE_MUTEX(lraid_ctl_mutex);
+int lraid_major;
+
+static int __init lraid_init(void)
+{
+	int ret;
+
+	ret = lraid_gf_module_init();
+	if (ret)
+		return ret;
+
+	lraid_major = register_blkdev(0, "lraid");
+	if (lraid_major < 0)
+		return lraid_major;
+
+	ret = lraid_ctl_init();
+	if (ret) {
+		unregister_blkdev(lraid_major, "lraid");
+		return ret;
+	}
+	pr_info("loaded, parity %s\n", lraid_gf_name());
+	return 0;
+}
+
+static void __exit lraid_exit(void)
+{
+	lraid_ctl_exit();
+	lraid_array_stop_all();
+	unregister_blkdev(lraid_major, "lraid");
+}
+
+module_init(lraid_init);
+module_exit(lraid_exit);
+
+MODULE_DESCRIPTION("lraid: RAID5/RAID6 block driver");
+MODULE_LICENSE("GPL");

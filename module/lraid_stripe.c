@@ -1,0 +1,733 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraid write path: stripe planning (pure), the per-CPU workers, the
+ * sharded table of windows in flight, and the full-stripe / RCW / RMW
+ * state machine of one write piece.
+ *
+ * Life of a write piece (struct lraid_wreq) on worker W:
+ *   incoming llist -> lraid_op_acquire(): take a free op, look the window
+ *   up in its shard; if another op holds it, queue behind it (it will start
+ *   us when done), else the op now holds the window -> lraid_op_start():
+ *   plan, get pages, issue reads -> (reads done: done llist) ->
+ *   lraid_op_write(): parity inside lraid_gf_begin/end, issue writes ->
+ *   (writes done: done llist) -> lraid_op_finish(): complete the caller's
+ *   bio, hand the window to the next waiter or drop it from the table.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/hash.h>
+#include <linux/kthread.h>
+#include <linux/log2.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <kunit/visibility.h>
+
+#include "lraid.h"
+#include "lraid_gf.h"
+
+#define LRAID_ROWS_PER_PAGE	(PAGE_SIZE >> SECTOR_SHIFT)
+
+/* ---- planning: pure functions ---- */
+
+u32 lraid_win_sectors(const struct lraid_geom *g)
+{
+	return min(g->chunk_sectors, LRAID_WIN_SECTORS_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_win_sectors);
+
+/*
+ * Plan the write of stripe-relative logical sectors [lo, hi) restricted to
+ * window @win: per data index the rows written, the touched row range, the
+ * reads of read-modify-write (old data + old parity over the touched rows)
+ * and of reconstruct-write (the data not written over the touched rows),
+ * and the cheaper of the two. All data rows written: full-stripe write.
+ */
+void lraid_plan_window(const struct lraid_geom *g, u32 win, u32 lo, u32 hi,
+		       struct lraid_plan *p)
+{
+	u32 wsec = lraid_win_sectors(g);
+	u32 c = g->chunk_sectors;
+	u32 di, rows;
+
+	memset(p, 0, sizeof(*p));
+	p->w0 = win * wsec;
+	p->w1 = p->w0 + wsec;
+	p->r0 = p->w1;
+	p->r1 = p->w0;
+	p->nr_parity = g->level == 6 ? 2 : 1;
+	for (di = 0; di < g->nr_data; di++) {
+		u32 base = di * c;
+		u32 s = clamp(lo, base + p->w0, base + p->w1) - base;
+		u32 e = clamp(hi, base + p->w0, base + p->w1) - base;
+
+		if (s >= e) {
+			p->s[di] = p->w0;
+			p->e[di] = p->w0;
+			continue;
+		}
+		p->s[di] = s;
+		p->e[di] = e;
+		p->written += e - s;
+		p->r0 = min(p->r0, s);
+		p->r1 = max(p->r1, e);
+	}
+	if (!p->written) {
+		p->r0 = p->w0;
+		p->r1 = p->w0;
+		p->mode = LRAID_PLAN_FULL;
+		return;
+	}
+	rows = p->r1 - p->r0;
+	p->rmw_reads = p->written + p->nr_parity * rows;
+	p->rcw_reads = g->nr_data * rows - p->written;
+	p->writes = p->written + p->nr_parity * rows;
+	if (!p->rcw_reads) {
+		p->mode = LRAID_PLAN_FULL;
+		p->reads = 0;
+	} else if (p->rmw_reads < p->rcw_reads) {
+		p->mode = LRAID_PLAN_RMW;
+		p->reads = p->rmw_reads;
+	} else {
+		p->mode = LRAID_PLAN_RCW;
+		p->reads = p->rcw_reads;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_plan_window);
+
+/* ---- buffers ---- */
+
+static inline u32 lraid_pg(const struct lraid_plan *p, u32 row)
+{
+	return (row - p->w0) / LRAID_ROWS_PER_PAGE;
+}
+
+static void lraid_op_free_pages(struct lraid_op *op, unsigned int nr_members)
+{
+	unsigned int m, i;
+
+	for (m = 0; m < nr_members; m++) {
+		for (i = 0; i < LRAID_WIN_PAGES; i++) {
+			if (op->pages[m][i]) {
+				mempool_free(op->pages[m][i], op->w->pages);
+				op->pages[m][i] = NULL;
+			}
+		}
+	}
+}
+
+static int lraid_op_get_pages(struct lraid_op *op, unsigned int m,
+			      u32 r0, u32 r1)
+{
+	u32 i;
+
+	if (r0 >= r1)
+		return 0;
+	for (i = lraid_pg(&op->plan, r0); i <= lraid_pg(&op->plan, r1 - 1); i++) {
+		if (op->pages[m][i])
+			continue;
+		op->pages[m][i] = mempool_alloc(op->w->pages,
+						GFP_NOWAIT | __GFP_NOWARN);
+		if (!op->pages[m][i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- member bios ---- */
+
+static void lraid_op_endio(struct bio *bio)
+{
+	struct lraid_op *op = bio->bi_private;
+	struct lraid_worker *w = op->w;
+
+	if (bio->bi_status)
+		WRITE_ONCE(op->status, bio->bi_status);
+	bio_put(bio);
+	if (atomic_dec_and_test(&op->pending)) {
+		if (llist_add(&op->done, &w->done))
+			wake_up_process(w->task);
+	}
+}
+
+static void lraid_op_submit(struct lraid_op *op, struct bio *bio)
+{
+	bio->bi_private = op;
+	bio->bi_end_io = lraid_op_endio;
+	atomic_inc(&op->pending);
+	submit_bio_noacct(bio);
+}
+
+/* Read or write rows [r0, r1) of member @m from/to the op's pages. */
+static void lraid_op_page_io(struct lraid_op *op, unsigned int m, u32 r0,
+			     u32 r1, blk_opf_t opf)
+{
+	struct lraid_array *a = op->w->a;
+	const struct lraid_plan *p = &op->plan;
+	unsigned int nvec = lraid_pg(p, r1 - 1) - lraid_pg(p, r0) + 1;
+	struct bio *bio;
+	u32 r = r0;
+
+	if (r0 >= r1)
+		return;
+	bio = bio_alloc_bioset(a->members[m].b.bdev, nvec, opf, GFP_NOIO,
+			       &a->io_bs);
+	bio->bi_iter.bi_sector = a->data_offset +
+		op->wr->stripe * a->geom.chunk_sectors + r0;
+	while (r < r1) {
+		u32 off = (r - p->w0) % LRAID_ROWS_PER_PAGE;
+		u32 n = min(r1 - r, LRAID_ROWS_PER_PAGE - off);
+
+		__bio_add_page(bio, op->pages[m][lraid_pg(p, r)],
+			       n << SECTOR_SHIFT, off << SECTOR_SHIFT);
+		r += n;
+	}
+	lraid_op_submit(op, bio);
+}
+
+/* Write the new data of data index @di, rows [s, e), to member @m. */
+static void lraid_op_data_write(struct lraid_op *op, unsigned int di,
+				unsigned int m, u32 s, u32 e)
+{
+	struct lraid_array *a = op->w->a;
+	struct lraid_wreq *wr = op->wr;
+	sector_t msec = a->data_offset + wr->stripe * a->geom.chunk_sectors + s;
+	blk_opf_t opf = REQ_OP_WRITE | wr->opf;
+	struct bio *bio;
+
+	if (wr->flags & LRAID_WREQ_ZERO) {
+		u32 left = e - s;
+
+		bio = bio_alloc_bioset(a->members[m].b.bdev,
+				       DIV_ROUND_UP(left, LRAID_ROWS_PER_PAGE),
+				       opf, GFP_NOIO, &a->io_bs);
+		while (left) {
+			u32 n = min_t(u32, left, LRAID_ROWS_PER_PAGE);
+
+			__bio_add_page(bio, ZERO_PAGE(0), n << SECTOR_SHIFT, 0);
+			left -= n;
+		}
+	} else {
+		u64 off = (u64)(di * a->geom.chunk_sectors + s) - wr->bio_lo;
+
+		bio = bio_alloc_clone(a->members[m].b.bdev, wr->bio, GFP_NOIO,
+				      &a->clone_bs);
+		bio_trim(bio, off, e - s);
+		bio->bi_opf = opf;
+	}
+	bio->bi_iter.bi_sector = msec;
+	lraid_op_submit(op, bio);
+}
+
+/* ---- parity ---- */
+
+/* A cursor over the new data of one data index. */
+struct lraid_src {
+	struct bvec_iter it;
+	bool zero;
+};
+
+static void lraid_src_init(struct lraid_src *src, const struct lraid_op *op,
+			   unsigned int di, u32 row)
+{
+	const struct lraid_wreq *wr = op->wr;
+	u64 off = (u64)(di * op->w->a->geom.chunk_sectors + row) - wr->bio_lo;
+
+	src->zero = wr->flags & LRAID_WREQ_ZERO;
+	if (src->zero)
+		return;
+	src->it = wr->bio->bi_iter;
+	bio_advance_iter(wr->bio, &src->it, off << SECTOR_SHIFT);
+}
+
+/* Address and contiguous length (bytes) of the cursor's position. */
+static void *lraid_src_ptr(const struct lraid_src *src, struct bio *bio,
+			   u32 *len)
+{
+	struct bio_vec bv;
+
+	if (src->zero) {
+		*len = PAGE_SIZE;
+		return page_address(ZERO_PAGE(0));
+	}
+	bv = bio_iter_iovec(bio, src->it);
+	*len = bv.bv_len;
+	return bvec_virt(&bv);
+}
+
+static void lraid_src_advance(struct lraid_src *src, struct bio *bio, u32 len)
+{
+	if (!src->zero)
+		bio_advance_iter_single(bio, &src->it, len);
+}
+
+static void *lraid_buf(const struct lraid_op *op, unsigned int m, u32 row,
+		       u32 *len)
+{
+	u32 off = (row - op->plan.w0) % LRAID_ROWS_PER_PAGE;
+
+	*len = (LRAID_ROWS_PER_PAGE - off) << SECTOR_SHIFT;
+	return page_address(op->pages[m][lraid_pg(&op->plan, row)]) +
+	       (off << SECTOR_SHIFT);
+}
+
+static inline bool lraid_written(const struct lraid_plan *p, unsigned int di,
+				 u32 row)
+{
+	return row >= p->s[di] && row < p->e[di];
+}
+
+/* P (and Q) over the touched rows from the full data: FULL and RCW. */
+static void lraid_op_gen(struct lraid_op *op)
+{
+	const struct lraid_geom *g = &op->w->a->geom;
+	const struct lraid_plan *p = &op->plan;
+	struct bio *bio = op->wr->bio;
+	u64 stripe = op->wr->stripe;
+	struct lraid_src src[LRAID_MAX_MEMBERS];
+	void *ptr[LRAID_MAX_MEMBERS];
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	unsigned int di;
+	u32 row = p->r0;
+
+	for (di = 0; di < g->nr_data; di++)
+		if (lraid_written(p, di, row))
+			lraid_src_init(&src[di], op, di, row);
+
+	while (row < p->r1) {
+		u32 len, l, n;
+		void *pp, *qq = NULL;
+
+		pp = lraid_buf(op, pm, row, &len);
+		if (qm != LRAID_NO_MEMBER)
+			qq = lraid_buf(op, qm, row, &l);
+		for (di = 0; di < g->nr_data; di++) {
+			unsigned int m = lraid_geom_data_member(g, stripe, di);
+
+			if (lraid_written(p, di, row)) {
+				ptr[di] = lraid_src_ptr(&src[di], bio, &l);
+				/* a written range ends inside this run? */
+				l = min(l, (p->e[di] - row) << SECTOR_SHIFT);
+			} else {
+				ptr[di] = lraid_buf(op, m, row, &l);
+				/* new data starts inside this run? */
+				if (p->s[di] > row && p->s[di] < p->e[di])
+					l = min(l, (p->s[di] - row) << SECTOR_SHIFT);
+			}
+			len = min(len, l);
+		}
+		len = min(len, (p->r1 - row) << SECTOR_SHIFT);
+		if (qq)
+			lraid_gf_gen_pq(g->nr_data, len, ptr, pp, qq);
+		else
+			lraid_gf_gen_p(g->nr_data, len, ptr, pp);
+		n = len >> SECTOR_SHIFT;
+		for (di = 0; di < g->nr_data; di++) {
+			if (!lraid_written(p, di, row))
+				continue;
+			if (lraid_written(p, di, row + n))
+				lraid_src_advance(&src[di], bio, len);
+		}
+		row += n;
+		for (di = 0; di < g->nr_data; di++)
+			if (row == p->s[di] && p->s[di] < p->e[di])
+				lraid_src_init(&src[di], op, di, row);
+	}
+}
+
+/* Update P (and Q) in place from old and new data: RMW. */
+static void lraid_op_update(struct lraid_op *op)
+{
+	const struct lraid_geom *g = &op->w->a->geom;
+	const struct lraid_plan *p = &op->plan;
+	struct bio *bio = op->wr->bio;
+	u64 stripe = op->wr->stripe;
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	unsigned int di;
+
+	for (di = 0; di < g->nr_data; di++) {
+		unsigned int m = lraid_geom_data_member(g, stripe, di);
+		struct lraid_src src;
+		u32 row = p->s[di];
+
+		if (p->s[di] >= p->e[di])
+			continue;
+		lraid_src_init(&src, op, di, row);
+		while (row < p->e[di]) {
+			void *old, *new, *pp, *qq = NULL;
+			u32 len, l;
+
+			old = lraid_buf(op, m, row, &len);
+			new = lraid_src_ptr(&src, bio, &l);
+			len = min(len, l);
+			pp = lraid_buf(op, pm, row, &l);
+			len = min(len, l);
+			if (qm != LRAID_NO_MEMBER) {
+				qq = lraid_buf(op, qm, row, &l);
+				len = min(len, l);
+			}
+			len = min(len, (p->e[di] - row) << SECTOR_SHIFT);
+			lraid_gf_update_pq(di, 1, len, &old, &new, pp, qq);
+			lraid_src_advance(&src, bio, len);
+			row += len >> SECTOR_SHIFT;
+		}
+	}
+}
+
+/* ---- op state machine (worker context) ---- */
+
+static void lraid_op_release(struct lraid_op *op);
+
+static void lraid_op_write(struct lraid_op *op)
+{
+	struct lraid_array *a = op->w->a;
+	const struct lraid_geom *g = &a->geom;
+	const struct lraid_plan *p = &op->plan;
+	u64 stripe = op->wr->stripe;
+	blk_opf_t popf = REQ_OP_WRITE | op->wr->opf;
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	unsigned int di;
+
+	if (op->status) {
+		lraid_op_release(op);
+		return;
+	}
+	lraid_gf_begin();
+	if (p->mode == LRAID_PLAN_RMW)
+		lraid_op_update(op);
+	else
+		lraid_op_gen(op);
+	lraid_gf_end();
+
+	op->phase = LRAID_OP_WRITE;
+	atomic_set(&op->pending, 1);
+	for (di = 0; di < g->nr_data; di++)
+		if (p->s[di] < p->e[di])
+			lraid_op_data_write(op, di,
+					    lraid_geom_data_member(g, stripe, di),
+					    p->s[di], p->e[di]);
+	lraid_op_page_io(op, pm, p->r0, p->r1, popf);
+	if (qm != LRAID_NO_MEMBER)
+		lraid_op_page_io(op, qm, p->r0, p->r1, popf);
+	if (atomic_dec_and_test(&op->pending))
+		lraid_op_release(op);
+}
+
+/* Plan, get buffers and issue the reads. -ENOMEM: retry later. */
+static int lraid_op_start(struct lraid_op *op)
+{
+	struct lraid_array *a = op->w->a;
+	const struct lraid_geom *g = &a->geom;
+	struct lraid_wreq *wr = op->wr;
+	struct lraid_plan *p = &op->plan;
+	unsigned int pm, qm, di;
+
+	lraid_plan_window(g, wr->win, wr->lo, wr->hi, p);
+	pm = lraid_geom_p_member(g, wr->stripe);
+	qm = lraid_geom_q_member(g, wr->stripe);
+	if (lraid_op_get_pages(op, pm, p->r0, p->r1))
+		goto nomem;
+	if (qm != LRAID_NO_MEMBER && lraid_op_get_pages(op, qm, p->r0, p->r1))
+		goto nomem;
+	for (di = 0; di < g->nr_data; di++) {
+		unsigned int m = lraid_geom_data_member(g, wr->stripe, di);
+
+		if (p->mode == LRAID_PLAN_RMW) {
+			if (lraid_op_get_pages(op, m, p->s[di], p->e[di]))
+				goto nomem;
+		} else if (p->mode == LRAID_PLAN_RCW) {
+			if (p->s[di] >= p->e[di]) {
+				if (lraid_op_get_pages(op, m, p->r0, p->r1))
+					goto nomem;
+				continue;
+			}
+			if (lraid_op_get_pages(op, m, p->r0, p->s[di]) ||
+			    lraid_op_get_pages(op, m, p->e[di], p->r1))
+				goto nomem;
+		}
+	}
+
+	op->status = BLK_STS_OK;
+	op->phase = LRAID_OP_READ;
+	atomic_set(&op->pending, 1);
+	if (p->mode == LRAID_PLAN_RMW) {
+		lraid_op_page_io(op, pm, p->r0, p->r1, REQ_OP_READ);
+		if (qm != LRAID_NO_MEMBER)
+			lraid_op_page_io(op, qm, p->r0, p->r1, REQ_OP_READ);
+	}
+	for (di = 0; di < g->nr_data && p->mode != LRAID_PLAN_FULL; di++) {
+		unsigned int m = lraid_geom_data_member(g, wr->stripe, di);
+
+		if (p->mode == LRAID_PLAN_RMW) {
+			lraid_op_page_io(op, m, p->s[di], p->e[di], REQ_OP_READ);
+		} else if (p->s[di] >= p->e[di]) {
+			lraid_op_page_io(op, m, p->r0, p->r1, REQ_OP_READ);
+		} else {
+			lraid_op_page_io(op, m, p->r0, p->s[di], REQ_OP_READ);
+			lraid_op_page_io(op, m, p->e[di], p->r1, REQ_OP_READ);
+		}
+	}
+	if (atomic_dec_and_test(&op->pending))
+		lraid_op_write(op);
+	return 0;
+
+nomem:
+	lraid_op_free_pages(op, g->nr_members);
+	return -ENOMEM;
+}
+
+static struct lraid_shard *lraid_shard_of(struct lraid_array *a, u64 key)
+{
+	return &a->shards[hash_64(key, a->shard_bits)];
+}
+
+static void lraid_op_run(struct lraid_op *op)
+{
+	if (lraid_op_start(op))
+		list_add_tail(&op->free, &op->w->retry);
+}
+
+/*
+ * The piece is done: complete it, then pass the window to the next waiter
+ * (started right here) or drop it from the table.
+ */
+static void lraid_op_release(struct lraid_op *op)
+{
+	struct lraid_worker *w = op->w;
+	struct lraid_array *a = w->a;
+	struct lraid_wreq *wr = op->wr, *next = NULL;
+	struct lraid_shard *sh = lraid_shard_of(a, op->key);
+	struct bio *bio = wr->bio;
+
+	lraid_op_free_pages(op, a->geom.nr_members);
+	if (op->status)
+		WRITE_ONCE(bio->bi_status, op->status);
+	mempool_free(wr, a->wreq_pool);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+
+	spin_lock(&sh->lock);
+	if (list_empty(&op->waiters)) {
+		hlist_del(&op->hnode);
+	} else {
+		next = list_first_entry(&op->waiters, struct lraid_wreq, wait);
+		list_del(&next->wait);
+	}
+	spin_unlock(&sh->lock);
+
+	if (next) {
+		op->wr = next;
+		lraid_op_run(op);
+		return;
+	}
+	op->wr = NULL;
+	list_add(&op->free, &w->free_ops);
+	w->in_flight--;
+}
+
+/* Take a window for @wr, or queue behind its holder. false: no free op. */
+static bool lraid_op_acquire(struct lraid_worker *w, struct lraid_wreq *wr)
+{
+	struct lraid_array *a = w->a;
+	u64 key = wr->stripe * (a->geom.chunk_sectors / a->win_sectors) +
+		  wr->win;
+	struct lraid_shard *sh = lraid_shard_of(a, key);
+	struct lraid_op *op, *holder;
+
+	if (list_empty(&w->free_ops))
+		return false;
+	op = list_first_entry(&w->free_ops, struct lraid_op, free);
+
+	spin_lock(&sh->lock);
+	hlist_for_each_entry(holder, &sh->head, hnode) {
+		if (holder->key == key) {
+			list_add_tail(&wr->wait, &holder->waiters);
+			spin_unlock(&sh->lock);
+			return true;
+		}
+	}
+	list_del(&op->free);
+	op->key = key;
+	op->wr = wr;
+	INIT_LIST_HEAD(&op->waiters);
+	hlist_add_head(&op->hnode, &sh->head);
+	spin_unlock(&sh->lock);
+
+	w->in_flight++;
+	lraid_op_run(op);
+	return true;
+}
+
+void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr)
+{
+	struct lraid_worker *w = &a->workers[a->worker_of[raw_smp_processor_id()]];
+
+	if (llist_add(&wr->node, &w->incoming))
+		wake_up_process(w->task);
+}
+
+static void lraid_worker_done(struct lraid_worker *w)
+{
+	struct llist_node *list = llist_del_all(&w->done);
+	struct lraid_op *op, *tmp;
+
+	llist_for_each_entry_safe(op, tmp, list, done) {
+		if (op->phase == LRAID_OP_READ)
+			lraid_op_write(op);
+		else
+			lraid_op_release(op);
+	}
+}
+
+static void lraid_worker_retry(struct lraid_worker *w)
+{
+	struct lraid_wreq *wr, *wtmp;
+	struct lraid_op *op;
+
+	while (!list_empty(&w->retry)) {
+		op = list_first_entry(&w->retry, struct lraid_op, free);
+		list_del(&op->free);
+		if (lraid_op_start(op)) {
+			list_add(&op->free, &w->retry);
+			return;
+		}
+	}
+	list_for_each_entry_safe(wr, wtmp, &w->deferred, wait) {
+		list_del(&wr->wait);
+		if (!lraid_op_acquire(w, wr)) {
+			list_add(&wr->wait, &w->deferred);
+			return;
+		}
+	}
+}
+
+static void lraid_worker_incoming(struct lraid_worker *w)
+{
+	struct llist_node *list = llist_reverse_order(llist_del_all(&w->incoming));
+	struct lraid_wreq *wr, *tmp;
+
+	llist_for_each_entry_safe(wr, tmp, list, node) {
+		if (!list_empty(&w->deferred) || !lraid_op_acquire(w, wr))
+			list_add_tail(&wr->wait, &w->deferred);
+	}
+}
+
+int lraid_worker_fn(void *data)
+{
+	struct lraid_worker *w = data;
+
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (llist_empty(&w->done) && llist_empty(&w->incoming)) {
+			if (kthread_should_stop()) {
+				__set_current_state(TASK_RUNNING);
+				break;
+			}
+			schedule();
+		}
+		__set_current_state(TASK_RUNNING);
+		lraid_worker_done(w);
+		lraid_worker_retry(w);
+		lraid_worker_incoming(w);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* ---- setup ---- */
+
+static void lraid_worker_free(struct lraid_worker *w)
+{
+	if (w->task)
+		kthread_stop(w->task);
+	mempool_destroy(w->pages);
+	kvfree(w->ops);
+}
+
+int lraid_stripe_init(struct lraid_array *a)
+{
+	unsigned int nshards, i, nw = 0, first = 0;
+	unsigned int pages_per_op = a->geom.nr_members *
+		DIV_ROUND_UP(a->win_sectors, LRAID_ROWS_PER_PAGE);
+	int cpu, ret = -ENOMEM;
+
+	nshards = roundup_pow_of_two(num_possible_cpus() * LRAID_SHARDS_PER_CPU);
+	a->shard_bits = ilog2(nshards);
+	a->shards = kvcalloc(nshards, sizeof(*a->shards), GFP_KERNEL);
+	a->workers = kcalloc(nr_cpu_ids, sizeof(*a->workers), GFP_KERNEL);
+	a->worker_of = kcalloc(nr_cpu_ids, sizeof(*a->worker_of), GFP_KERNEL);
+	if (!a->shards || !a->workers || !a->worker_of)
+		goto err;
+	for (i = 0; i < nshards; i++) {
+		spin_lock_init(&a->shards[i].lock);
+		INIT_HLIST_HEAD(&a->shards[i].head);
+	}
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct lraid_worker *w = &a->workers[cpu];
+
+		if (!nw)
+			first = cpu;
+		nw++;
+		w->a = a;
+		w->cpu = cpu;
+		init_llist_head(&w->incoming);
+		init_llist_head(&w->done);
+		INIT_LIST_HEAD(&w->deferred);
+		INIT_LIST_HEAD(&w->retry);
+		INIT_LIST_HEAD(&w->free_ops);
+		w->ops = kvcalloc(LRAID_OPS_PER_WORKER, sizeof(*w->ops),
+				  GFP_KERNEL);
+		w->pages = mempool_create_page_pool(pages_per_op, 0);
+		if (!w->ops || !w->pages)
+			goto err_unlock;
+		for (i = 0; i < LRAID_OPS_PER_WORKER; i++) {
+			w->ops[i].w = w;
+			list_add_tail(&w->ops[i].free, &w->free_ops);
+		}
+		w->task = kthread_create_on_node(lraid_worker_fn, w,
+						 cpu_to_node(cpu), "lraid%d/%d",
+						 a->index, cpu);
+		if (IS_ERR(w->task)) {
+			ret = PTR_ERR(w->task);
+			w->task = NULL;
+			goto err_unlock;
+		}
+		set_cpus_allowed_ptr(w->task, cpumask_of(cpu));
+		wake_up_process(w->task);
+	}
+	/* CPUs that come online later hand their writes to the first worker */
+	for_each_possible_cpu(cpu)
+		a->worker_of[cpu] = a->workers[cpu].task ? cpu : first;
+	cpus_read_unlock();
+	return 0;
+
+err_unlock:
+	cpus_read_unlock();
+err:
+	lraid_stripe_exit(a);
+	return ret;
+}
+
+void lraid_stripe_exit(struct lraid_array *a)
+{
+	unsigned int cpu;
+
+	if (a->workers)
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			lraid_worker_free(&a->workers[cpu]);
+	kfree(a->worker_of);
+	kfree(a->workers);
+	kvfree(a->shards);
+	a->worker_of = NULL;
+	a->workers = NULL;
+	a->shards = NULL;
+}

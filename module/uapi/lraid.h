@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * lraid control ABI: ioctls on /dev/lraid-control.
+ *
+ * Rules (see Documentation/abi.rst):
+ *  - fixed-width fields only, explicit padding, user pointers as __u64;
+ *  - every reserved field and padding must be zero, unknown flags are
+ *    rejected with -EINVAL;
+ *  - structs grow only by appending; the kernel takes the user's size from
+ *    the ioctl number (_IOC_SIZE) and accepts older (shorter) structs and
+ *    newer (longer) ones whose extra tail is zero;
+ *  - LRAID_IOC_VERSION reports the ABI version and feature bits.
+ */
+#ifndef _UAPI_LINUX_LRAID_H
+#define _UAPI_LINUX_LRAID_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define LRAID_CONTROL_NAME	"lraid-control"
+
+#define LRAID_ABI_MAJOR		1
+#define LRAID_ABI_MINOR		0
+
+#define LRAID_MAX_MEMBERS_ABI	32
+#define LRAID_MAX_ARRAYS	256
+
+/* Features reported by LRAID_IOC_VERSION. */
+#define LRAID_FEAT_RAID5	(1ULL << 0)
+#define LRAID_FEAT_RAID6	(1ULL << 1)
+#define LRAID_FEAT_DISCARD	(1ULL << 2)
+
+struct lraid_ioc_version {
+	__u32 major;		/* out: LRAID_ABI_MAJOR */
+	__u32 minor;		/* out: LRAID_ABI_MINOR */
+	__u64 features;		/* out: LRAID_FEAT_* */
+	__u64 reserved[4];	/* in: zero */
+};
+
+/* lraid_ioc_create.flags */
+#define LRAID_CREATE_ASSUME_CLEAN	(1U << 0)
+#define LRAID_CREATE_FLAGS		LRAID_CREATE_ASSUME_CLEAN
+
+struct lraid_ioc_create {
+	__u32 index;		/* N in /dev/lraidN, < LRAID_MAX_ARRAYS */
+	__u32 flags;		/* LRAID_CREATE_* */
+	__u8 level;		/* 5 or 6 */
+	__u8 nr_members;	/* 3..32 (RAID5), 4..32 (RAID6) */
+	__u16 pad0;		/* zero */
+	__u32 chunk_bytes;	/* power of two, 4096..1048576 */
+	__u64 member_fds;	/* user pointer to __s32[nr_members], role order */
+	__u64 data_offset;	/* sectors; 0 selects the default (2048) */
+	__u64 reserved[4];	/* zero */
+};
+
+struct lraid_ioc_assemble {
+	__u32 index;		/* N in /dev/lraidN */
+	__u32 flags;		/* none defined: zero */
+	__u8 nr_members;	/* number of fds, any order */
+	__u8 pad0[7];		/* zero */
+	__u64 member_fds;	/* user pointer to __s32[nr_members] */
+	__u64 reserved[4];	/* zero */
+};
+
+struct lraid_ioc_stop {
+	__u32 index;
+	__u32 flags;		/* none defined: zero */
+	__u64 reserved[2];	/* zero */
+};
+
+/* lraid_ioc_member.state */
+#define LRAID_MEMBER_ACTIVE	1
+
+struct lraid_ioc_member {
+	__u32 major;		/* dev_t of the member */
+	__u32 minor;
+	__u8 role;		/* position in the array */
+	__u8 state;		/* LRAID_MEMBER_* */
+	__u8 pad0[6];
+	__u64 sectors;		/* size of the member device */
+};
+
+/* lraid_ioc_info.state */
+#define LRAID_ARRAY_CLEAN	0
+#define LRAID_ARRAY_ACTIVE	1
+
+struct lraid_ioc_info {
+	__u32 index;		/* in */
+	__u32 flags;		/* in: zero */
+	__u8 level;		/* out from here on */
+	__u8 nr_members;
+	__u8 state;		/* LRAID_ARRAY_* */
+	__u8 pad0;
+	__u32 chunk_bytes;
+	__u64 array_sectors;
+	__u64 member_data_sectors;	/* used per member */
+	__u64 data_offset;		/* sectors */
+	__u64 events;
+	__u8 uuid[16];
+	__u32 disk_major;
+	__u32 disk_minor;
+	__u64 reserved[4];
+	struct lraid_ioc_member members[LRAID_MAX_MEMBERS_ABI];
+};
+
+#define LRAID_IOC_MAGIC		0xA7
+
+#define LRAID_IOC_VERSION	_IOWR(LRAID_IOC_MAGIC, 0x00, struct lraid_ioc_version)
+#define LRAID_IOC_CREATE	_IOW(LRAID_IOC_MAGIC, 0x01, struct lraid_ioc_create)
+#define LRAID_IOC_ASSEMBLE	_IOW(LRAID_IOC_MAGIC, 0x02, struct lraid_ioc_assemble)
+#define LRAID_IOC_STOP		_IOW(LRAID_IOC_MAGIC, 0x03, struct lraid_ioc_stop)
+#define LRAID_IOC_INFO		_IOWR(LRAID_IOC_MAGIC, 0x04, struct lraid_ioc_info)
+
+/* Layout checks shared by module and tool (both include this header). */
+#define LRAID_UAPI_LAYOUT_CHECKS()						\
+	static_assert(sizeof(struct lraid_ioc_version) == 48);		\
+	static_assert(sizeof(struct lraid_ioc_create) == 64);		\
+	static_assert(sizeof(struct lraid_ioc_assemble) == 56);		\
+	static_assert(sizeof(struct lraid_ioc_stop) == 24);		\
+	static_assert(sizeof(struct lraid_ioc_member) == 24);		\
+	static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24)
+
+#endif /* _UAPI_LINUX_LRAID_H */
