@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct kunit {
 	const char *name;
@@ -38,6 +39,21 @@ static inline void *kunit_kzalloc(struct kunit *test, size_t size, int gfp)
 	(void)test;
 	(void)gfp;
 	return calloc(1, size);
+}
+
+/* <linux/string.h> helpers the suites use */
+static inline long strscpy(char *dst, const char *src, size_t size)
+{
+	size_t len = strnlen(src, size);
+
+	if (len == size) {
+		if (size)
+			dst[--len] = '\0';
+		memcpy(dst, src, len);
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return len;
 }
 
 #define kunit_info(test, fmt, ...) printf("# " fmt, ##__VA_ARGS__)

@@ -1,0 +1,628 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the lraid superblock codec (module/lraid_sb.c): round
+ * trip, the on-disk byte layout, bit flips caught by the checksum, every
+ * field corrupted with a valid checksum, member-set checks for assembly,
+ * and create-time layout planning.
+ *
+ * The same file builds in userspace (tests/geom) against a small KUnit shim.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#ifdef __KERNEL__
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#endif
+
+#include "lraid_sb.h"
+
+#define SB_DEV_SECTORS	0x200000ULL	/* 1 GiB members */
+
+static void sb_sample(struct lraid_sb_info *info, unsigned int level,
+		      unsigned int n, unsigned int role)
+{
+	static const u8 uuid[LRAID_SB_UUID_LEN] = {
+		0x6c, 0x72, 0x61, 0x69, 0x64, 0x2d, 0x74, 0x65,
+		0x73, 0x74, 0x2d, 0x75, 0x75, 0x69, 0x64, 0x01,
+	};
+
+	memset(info, 0, sizeof(*info));
+	memcpy(info->uuid, uuid, sizeof(uuid));
+	strscpy(info->name, "test-array", sizeof(info->name));
+	info->level = level;
+	info->layout = LRAID_LAYOUT_LEFT_SYMMETRIC;
+	info->nr_members = n;
+	info->role = role;
+	info->chunk_sectors = 128;
+	info->ctime = 1700000000;
+	info->utime = 1700000100;
+	info->events = 42;
+	info->state = LRAID_SB_STATE_CLEAN;
+	lraid_sb_plan(info, SB_DEV_SECTORS, true);
+}
+
+static void *sb_block(struct kunit *test)
+{
+	void *b = kunit_kzalloc(test, LRAID_SB_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	return b;
+}
+
+static void sb_crc32c_vector(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ~crc32c(~0U, "123456789", 9), 0xe3069283U);
+}
+
+static void sb_round_trip(struct kunit *test)
+{
+	struct lraid_sb_info in, out;
+	const char *why = NULL;
+	u8 *b = sb_block(test), *b2 = sb_block(test);
+
+	sb_sample(&in, 6, 5, 3);
+	in.failed_mask = 0x4;
+	in.recovery_offset = 4096;
+	in.feature_compat = 0x80000000;	/* unknown compat: kept */
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.version, LRAID_SB_VERSION);
+	KUNIT_EXPECT_EQ(test, memcmp(out.uuid, in.uuid, sizeof(in.uuid)), 0);
+	KUNIT_EXPECT_STREQ(test, out.name, "test-array");
+	KUNIT_EXPECT_EQ(test, out.ctime, in.ctime);
+	KUNIT_EXPECT_EQ(test, out.utime, in.utime);
+	KUNIT_EXPECT_EQ(test, out.events, in.events);
+	KUNIT_EXPECT_EQ(test, out.level, 6U);
+	KUNIT_EXPECT_EQ(test, out.layout, LRAID_LAYOUT_LEFT_SYMMETRIC);
+	KUNIT_EXPECT_EQ(test, out.chunk_sectors, 128U);
+	KUNIT_EXPECT_EQ(test, out.nr_members, 5U);
+	KUNIT_EXPECT_EQ(test, out.role, 3U);
+	KUNIT_EXPECT_EQ(test, out.state, LRAID_SB_STATE_CLEAN);
+	KUNIT_EXPECT_EQ(test, out.failed_mask, 0x4U);
+	KUNIT_EXPECT_EQ(test, out.data_offset, in.data_offset);
+	KUNIT_EXPECT_EQ(test, out.data_size, in.data_size);
+	KUNIT_EXPECT_EQ(test, out.dev_sectors, SB_DEV_SECTORS);
+	KUNIT_EXPECT_EQ(test, out.recovery_offset, 4096ULL);
+	KUNIT_EXPECT_EQ(test, out.bitmap_offset, in.bitmap_offset);
+	KUNIT_EXPECT_EQ(test, out.bitmap_sectors, in.bitmap_sectors);
+	KUNIT_EXPECT_EQ(test, out.bitmap_region_sectors,
+			in.bitmap_region_sectors);
+	KUNIT_EXPECT_EQ(test, out.feature_compat, 0x80000000U);
+	KUNIT_EXPECT_FALSE(test, out.ro_only);
+
+	/* encode(decode(x)) == x, byte for byte */
+	lraid_sb_encode(&out, b2);
+	KUNIT_EXPECT_EQ(test, memcmp(b, b2, LRAID_SB_SIZE), 0);
+
+	/* the name may use all 31 characters */
+	strscpy(in.name, "0123456789abcdefghijklmnopqrstu", sizeof(in.name));
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_STREQ(test, out.name, in.name);
+}
+
+/* Raw bytes at the offsets Documentation/on-disk-format.rst gives. */
+static void sb_byte_layout(struct kunit *test)
+{
+	struct lraid_sb_info in;
+	u8 *b = sb_block(test);
+	u32 crc;
+
+	sb_sample(&in, 5, 4, 2);
+	in.events = 0x0102030405060708ULL;
+	lraid_sb_encode(&in, b);
+	KUNIT_EXPECT_EQ(test, memcmp(b, "lraid-sb", 8), 0);
+	KUNIT_EXPECT_EQ(test, b[0x08], 1);		/* version */
+	KUNIT_EXPECT_EQ(test, memcmp(b + 0x18, in.uuid, 16), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(b + 0x28, "test-array\0", 11), 0);
+	KUNIT_EXPECT_EQ(test, b[0x58], 0x08);		/* events, LE */
+	KUNIT_EXPECT_EQ(test, b[0x5f], 0x01);
+	KUNIT_EXPECT_EQ(test, b[0x60], 5);		/* level */
+	KUNIT_EXPECT_EQ(test, b[0x64], 2);		/* layout */
+	KUNIT_EXPECT_EQ(test, b[0x68], 128);		/* chunk */
+	KUNIT_EXPECT_EQ(test, b[0x6c], 4);		/* members */
+	KUNIT_EXPECT_EQ(test, b[0x70], 2);		/* role */
+	KUNIT_EXPECT_EQ(test, b[0x74], 1);		/* clean */
+	KUNIT_EXPECT_EQ(test, b[0x80], 0x00);		/* data offset 2048 */
+	KUNIT_EXPECT_EQ(test, b[0x81], 0x08);
+	KUNIT_EXPECT_EQ(test, b[0xa0], 8);		/* bitmap offset */
+	crc = b[0xffc] | b[0xffd] << 8 | b[0xffe] << 16 | (u32)b[0xfff] << 24;
+	KUNIT_EXPECT_EQ(test, crc, lraid_sb_crc(b));
+	/* crc32c over the block with the crc field zero */
+	memset(b + 0xffc, 0, 4);
+	KUNIT_EXPECT_EQ(test, ~crc32c(~0U, b, LRAID_SB_SIZE), crc);
+}
+
+/* Any single bit flip is caught (by the magic check or the checksum). */
+static void sb_bit_flips(struct kunit *test)
+{
+	struct lraid_sb_info in, out;
+	u8 *b = sb_block(test);
+	unsigned int byte, bit, bad = 0;
+	const char *why;
+	int err;
+
+	sb_sample(&in, 6, 6, 0);
+	lraid_sb_encode(&in, b);
+	for (byte = 0; byte < LRAID_SB_SIZE; byte++) {
+		for (bit = 0; bit < 8; bit++) {
+			/* every bit of the used part, one bit per other byte */
+			if (byte >= 0xc0 && byte < 0xffc && bit != byte % 8)
+				continue;
+			b[byte] ^= 1 << bit;
+			why = NULL;
+			err = lraid_sb_decode(b, &out, &why);
+			if (err != (byte < 8 ? -EINVAL : -EBADMSG) || !why)
+				bad++;
+			b[byte] ^= 1 << bit;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+}
+
+static void sb_foreign(struct kunit *test)
+{
+	struct lraid_sb_info out;
+	u8 *b = sb_block(test);
+	const char *why = NULL;
+	unsigned int i;
+	u32 x = 12345;
+
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "not an lraid superblock");
+	memset(b, 0xff, LRAID_SB_SIZE);
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), -EINVAL);
+	/* md v1.x magic a92b4efc */
+	b[0] = 0xfc;
+	b[1] = 0x4e;
+	b[2] = 0x2b;
+	b[3] = 0xa9;
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "not an lraid superblock");
+	/* garbage behind a valid magic: checksum */
+	for (i = 0; i < LRAID_SB_SIZE; i++) {
+		x = x * 1103515245 + 12345;
+		b[i] = x >> 16;
+	}
+	memcpy(b, "lraid-sb", 8);
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), -EBADMSG);
+	KUNIT_EXPECT_STREQ(test, why, "superblock checksum mismatch");
+}
+
+enum sb_field {
+	F_VERSION_0, F_VERSION_2, F_INCOMPAT, F_LEVEL_0, F_LEVEL_4, F_LEVEL_7,
+	F_LAYOUT, F_MEMBERS_2, F_MEMBERS_33, F_MEMBERS_HUGE, F_ROLE_N,
+	F_ROLE_HUGE, F_CHUNK_0, F_CHUNK_4, F_CHUNK_24, F_CHUNK_2M,
+	F_CHUNK_WRAP, F_STATE, F_FAILED, F_RESERVED0, F_RESERVED_FIRST,
+	F_RESERVED_LAST, F_NAME_SLASH, F_NAME_SPACE, F_NAME_NONUL,
+	F_NAME_TAIL, F_DOFF_0, F_DOFF_4, F_DOFF_UNALIGNED, F_DOFF_HUGE,
+	F_DSIZE_0, F_DSIZE_PARTIAL, F_DSIZE_BEYOND, F_DSIZE_WRAP, F_DEV_SMALL,
+	F_RECOVERY, F_BM_OFF_0, F_BM_OFF_IN_DATA, F_BM_INTO_DATA,
+	F_BM_SECTORS_WRAP, F_BM_REGION_0, F_BM_REGION_ODD,
+	F_BM_REGION_SMALL, F_BM_TOO_SMALL, F_NO_BM_REGION, F_NO_BM_OFFSET,
+	F_NR
+};
+
+static const int sb_field_err[F_NR] = {
+	[F_VERSION_0] = -EOPNOTSUPP,
+	[F_VERSION_2] = -EOPNOTSUPP,
+	[F_INCOMPAT] = -EOPNOTSUPP,
+};
+
+static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
+{
+	switch (f) {
+	case F_VERSION_0:
+		sb->version = cpu_to_le32(0);
+		break;
+	case F_VERSION_2:
+		sb->version = cpu_to_le32(2);
+		break;
+	case F_INCOMPAT:
+		sb->feature_incompat = cpu_to_le32(1);
+		break;
+	case F_LEVEL_0:
+		sb->level = cpu_to_le32(0);
+		break;
+	case F_LEVEL_4:
+		sb->level = cpu_to_le32(4);
+		break;
+	case F_LEVEL_7:
+		sb->level = cpu_to_le32(7);
+		break;
+	case F_LAYOUT:
+		sb->layout = cpu_to_le32(0);
+		break;
+	case F_MEMBERS_2:
+		sb->nr_members = cpu_to_le32(3);	/* RAID6 needs 4 */
+		sb->role = cpu_to_le32(0);
+		break;
+	case F_MEMBERS_33:
+		sb->nr_members = cpu_to_le32(33);
+		break;
+	case F_MEMBERS_HUGE:
+		sb->nr_members = cpu_to_le32(0xffffffff);
+		break;
+	case F_ROLE_N:
+		sb->role = sb->nr_members;
+		break;
+	case F_ROLE_HUGE:
+		sb->role = cpu_to_le32(0x80000001);
+		break;
+	case F_CHUNK_0:
+		sb->chunk_sectors = cpu_to_le32(0);
+		break;
+	case F_CHUNK_4:
+		sb->chunk_sectors = cpu_to_le32(4);
+		break;
+	case F_CHUNK_24:
+		sb->chunk_sectors = cpu_to_le32(24);
+		break;
+	case F_CHUNK_2M:
+		sb->chunk_sectors = cpu_to_le32(4096);
+		break;
+	case F_CHUNK_WRAP:
+		/* << 9 would wrap to 64 KiB */
+		sb->chunk_sectors = cpu_to_le32((1U << 23) + 128);
+		break;
+	case F_STATE:
+		sb->state = cpu_to_le32(0x3);
+		break;
+	case F_FAILED:
+		sb->failed_mask = cpu_to_le32(1U << 6);	/* 6 members */
+		break;
+	case F_RESERVED0:
+		sb->reserved0 = cpu_to_le32(1);
+		break;
+	case F_RESERVED_FIRST:
+		sb->reserved[0] = 1;
+		break;
+	case F_RESERVED_LAST:
+		sb->reserved[sizeof(sb->reserved) - 1] = 0x80;
+		break;
+	case F_NAME_SLASH:
+		sb->name[2] = '/';
+		break;
+	case F_NAME_SPACE:
+		sb->name[2] = ' ';
+		break;
+	case F_NAME_NONUL:
+		memset(sb->name, 'x', sizeof(sb->name));
+		break;
+	case F_NAME_TAIL:
+		sb->name[20] = 'x';	/* after the terminating NUL */
+		break;
+	case F_DOFF_0:
+		sb->data_offset = cpu_to_le64(0);
+		break;
+	case F_DOFF_4:
+		sb->data_offset = cpu_to_le64(4);
+		break;
+	case F_DOFF_UNALIGNED:
+		sb->data_offset = cpu_to_le64(2049);
+		break;
+	case F_DOFF_HUGE:
+		sb->data_offset = cpu_to_le64(~0ULL & ~7ULL);
+		break;
+	case F_DSIZE_0:
+		sb->data_size = cpu_to_le64(0);
+		break;
+	case F_DSIZE_PARTIAL:
+		sb->data_size = cpu_to_le64(le64_to_cpu(sb->data_size) - 8);
+		break;
+	case F_DSIZE_BEYOND:
+		sb->data_size = cpu_to_le64(le64_to_cpu(sb->data_size) + 128);
+		break;
+	case F_DSIZE_WRAP:
+		sb->data_size = cpu_to_le64(~0ULL << 7);
+		break;
+	case F_DEV_SMALL:
+		sb->dev_sectors = cpu_to_le64(le64_to_cpu(sb->dev_sectors) -
+					      (128 + 1024));
+		break;
+	case F_RECOVERY:
+		sb->recovery_offset = cpu_to_le64(le64_to_cpu(sb->data_size) +
+						  1);
+		break;
+	case F_BM_OFF_0:
+		sb->bitmap_offset = cpu_to_le64(0);
+		break;
+	case F_BM_OFF_IN_DATA:
+		sb->bitmap_offset = cpu_to_le64(4096);
+		break;
+	case F_BM_INTO_DATA:
+		sb->bitmap_sectors = cpu_to_le64(2041);
+		break;
+	case F_BM_SECTORS_WRAP:
+		sb->bitmap_sectors = cpu_to_le64(~0ULL - 4);
+		break;
+	case F_BM_REGION_0:
+		sb->bitmap_region_sectors = cpu_to_le64(0);
+		break;
+	case F_BM_REGION_ODD:
+		sb->bitmap_region_sectors = cpu_to_le64(3 << 16);
+		break;
+	case F_BM_REGION_SMALL:
+		sb->bitmap_region_sectors = cpu_to_le64(64);	/* < chunk */
+		break;
+	case F_BM_TOO_SMALL:
+		/* 1 GiB in 64 KiB regions: 16384 bits need 4 sectors */
+		sb->bitmap_region_sectors = cpu_to_le64(128);
+		sb->bitmap_sectors = cpu_to_le64(3);
+		break;
+	case F_NO_BM_REGION:
+		sb->bitmap_offset = cpu_to_le64(0);
+		sb->bitmap_sectors = cpu_to_le64(0);
+		break;
+	case F_NO_BM_OFFSET:
+		sb->bitmap_sectors = cpu_to_le64(0);
+		sb->bitmap_region_sectors = cpu_to_le64(0);
+		break;
+	case F_NR:
+		break;
+	}
+}
+
+/* Each field made invalid, checksum recomputed: a clear error each time. */
+static void sb_corrupt_fields(struct kunit *test)
+{
+	struct lraid_sb_disk *sb = sb_block(test);
+	struct lraid_sb_info in, out;
+	const char *why;
+	int f, err, want;
+
+	sb_sample(&in, 6, 6, 5);
+	for (f = 0; f < F_NR; f++) {
+		lraid_sb_encode(&in, sb);
+		sb_corrupt(sb, f);
+		sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+		why = NULL;
+		err = lraid_sb_decode(sb, &out, &why);
+		want = sb_field_err[f] ? sb_field_err[f] : -EINVAL;
+		KUNIT_EXPECT_EQ_MSG(test, err, want, "field case %d", f);
+		KUNIT_EXPECT_TRUE_MSG(test, why, "field case %d", f);
+	}
+
+	/* bitmap-less superblocks are fine when all three fields are 0 */
+	lraid_sb_encode(&in, sb);
+	sb->bitmap_offset = 0;
+	sb->bitmap_sectors = 0;
+	sb->bitmap_region_sectors = 0;
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
+
+	/* unknown ro_compat: readable, read-only; unknown compat: ignored */
+	lraid_sb_encode(&in, sb);
+	sb->feature_ro_compat = cpu_to_le32(0x10);
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
+	KUNIT_EXPECT_TRUE(test, out.ro_only);
+	lraid_sb_encode(&in, sb);
+	sb->feature_compat = cpu_to_le32(0x10);
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
+	KUNIT_EXPECT_FALSE(test, out.ro_only);
+	KUNIT_EXPECT_EQ(test, out.feature_compat, 0x10U);
+
+	/* validate() refuses the same things before an encode */
+	in.level = 4;
+	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&in, &why), -EINVAL);
+	in.level = 6;
+	in.name[LRAID_SB_NAME_LEN] = 'x';
+	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&in, &why), -EINVAL);
+}
+
+/* One array of @n members, RAID@level, all fresh. */
+static void sb_set(struct lraid_sb_info *sbs, unsigned int level,
+		   unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		sb_sample(&sbs[i], level, n, i);
+}
+
+static void sb_check_set(struct kunit *test)
+{
+	struct lraid_sb_info *sbs;
+	const char *why;
+	unsigned int fresh, i;
+
+	sbs = kunit_kzalloc(test, 8 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+
+	/* complete, in role order and reversed */
+	sb_set(sbs, 5, 4);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xfU);
+	sbs[0].role = 3;
+	sbs[3].role = 0;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xfU);
+
+	/* two arrays mixed */
+	sb_set(sbs, 5, 4);
+	sbs[2].uuid[7] ^= 1;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "members belong to different arrays (UUID)");
+
+	/* disagreement on geometry, size, name */
+	sb_set(sbs, 5, 4);
+	sbs[1].chunk_sectors = 256;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+	sb_set(sbs, 5, 4);
+	sbs[3].data_size -= 128;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+	sb_set(sbs, 5, 4);
+	sbs[0].name[0] = 'T';
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+	sb_set(sbs, 5, 4);
+	sbs[0].level = 6;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+
+	/* duplicate roles */
+	sb_set(sbs, 5, 4);
+	sbs[2].role = 1;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "two members claim the same role");
+
+	/* more members than the array has */
+	sb_set(sbs, 5, 4);
+	sbs[4] = sbs[0];
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 5, &fresh, &why),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 0, &fresh, &why),
+			-EINVAL);
+
+	/* missing members: RAID5 survives one, RAID6 two */
+	sb_set(sbs, 5, 4);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 1, 3, &fresh, &why),
+			0);
+	KUNIT_EXPECT_EQ(test, fresh, 0x7U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 2, 2, &fresh, &why),
+			-EINVAL);
+	sb_set(sbs, 6, 5);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 2, 3, &fresh, &why),
+			0);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 3, 2, &fresh, &why),
+			-EINVAL);
+
+	/* stale event counts: the newest wins, whatever its position */
+	sb_set(sbs, 5, 4);
+	sbs[1].events = 41;
+	KUNIT_EXPECT_EQ(test, lraid_sb_newest(sbs, 4), 0U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xdU);
+	sbs[0].events = 40;
+	sbs[2].events = 40;
+	sbs[3].events = 40;
+	KUNIT_EXPECT_EQ(test, lraid_sb_newest(sbs, 4), 1U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-EINVAL);
+	sbs[2].events = 41;
+	sbs[3].events = 41;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xeU);
+
+	/* the newest superblock's failed set overrides equal events */
+	sb_set(sbs, 6, 6);
+	sbs[0].failed_mask = 0x6;	/* roles 1 and 2, at event 43 */
+	sbs[3].failed_mask = 0x6;
+	sbs[4].failed_mask = 0x6;
+	sbs[5].failed_mask = 0x6;
+	sbs[0].events = 43;
+	sbs[3].events = 43;
+	sbs[4].events = 43;
+	sbs[5].events = 43;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 6, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0x39U);
+	sb_set(sbs, 6, 6);
+	for (i = 0; i < 6; i++)
+		sbs[i].failed_mask = 0x6;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 6, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0x39U);
+	for (i = 0; i < 6; i++)
+		sbs[i].failed_mask = 0x7;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 6, &fresh, &why),
+			-EINVAL);
+}
+
+static void sb_plan(struct kunit *test)
+{
+	struct lraid_sb_info info;
+	struct lraid_geom g;
+	const char *why;
+
+	sb_sample(&info, 5, 4, 0);
+	KUNIT_EXPECT_EQ(test, info.data_offset, 2048ULL);
+	KUNIT_EXPECT_EQ(test, info.data_size, SB_DEV_SECTORS - 2048);
+	KUNIT_EXPECT_EQ(test, info.dev_sectors, SB_DEV_SECTORS);
+	KUNIT_EXPECT_EQ(test, info.recovery_offset, LRAID_SB_IN_SYNC);
+	KUNIT_EXPECT_EQ(test, info.bitmap_offset, 8ULL);
+	KUNIT_EXPECT_EQ(test, info.bitmap_sectors, 2040ULL);
+	KUNIT_EXPECT_EQ(test, info.bitmap_region_sectors, 131072ULL);
+	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&info, &why), 0);
+	KUNIT_ASSERT_EQ(test, lraid_sb_geom(&info, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.array_sectors, 3 * (SB_DEV_SECTORS - 2048));
+
+	/* rounded down to whole chunks */
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, 2048 + 128 * 5 + 100, true),
+			0);
+	KUNIT_EXPECT_EQ(test, info.data_size, 640ULL);
+	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&info, &why), 0);
+
+	/* too small */
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, 2048 + 127, true), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, 1000, true), -ENOSPC);
+
+	/* 512 PiB members: the region grows until the bitmap fits */
+	sb_sample(&info, 6, 8, 0);
+	info.bitmap_region_sectors = 0;
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, 1ULL << 50, true), 0);
+	KUNIT_EXPECT_GT(test, info.bitmap_region_sectors, 131072ULL);
+	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&info, &why), 0);
+
+	/* explicit region, explicit data offset, no bitmap */
+	sb_sample(&info, 5, 3, 0);
+	info.bitmap_region_sectors = 1 << 12;
+	info.data_offset = 4096;
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, true), 0);
+	KUNIT_EXPECT_EQ(test, info.bitmap_region_sectors, 4096ULL);
+	KUNIT_EXPECT_EQ(test, info.bitmap_sectors, 4088ULL);
+	KUNIT_EXPECT_EQ(test, info.data_size, SB_DEV_SECTORS - 4096);
+	info.bitmap_region_sectors = 3 << 12;
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, true),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, false), 0);
+	KUNIT_EXPECT_EQ(test, info.bitmap_sectors, 0ULL);
+	KUNIT_EXPECT_EQ(test, info.bitmap_region_sectors, 0ULL);
+	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&info, &why), 0);
+
+	/* bad parameters */
+	info.data_offset = 2049;
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, true),
+			-EINVAL);
+	sb_sample(&info, 5, 3, 0);
+	info.level = 1;
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, true),
+			-EINVAL);
+	sb_sample(&info, 6, 3, 0);
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, true),
+			-EINVAL);
+	sb_sample(&info, 5, 3, 0);
+	info.chunk_sectors = 96;
+	KUNIT_EXPECT_EQ(test, lraid_sb_plan(&info, SB_DEV_SECTORS, true),
+			-EINVAL);
+}
+
+static struct kunit_case lraid_sb_cases[] = {
+	KUNIT_CASE(sb_crc32c_vector),
+	KUNIT_CASE(sb_round_trip),
+	KUNIT_CASE(sb_byte_layout),
+	KUNIT_CASE(sb_bit_flips),
+	KUNIT_CASE(sb_foreign),
+	KUNIT_CASE(sb_corrupt_fields),
+	KUNIT_CASE(sb_check_set),
+	KUNIT_CASE(sb_plan),
+	{}
+};
+
+static struct kunit_suite lraid_sb_suite = {
+	.name = "lraid_sb",
+	.test_cases = lraid_sb_cases,
+};
+
+kunit_test_suite(lraid_sb_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the lraid superblock codec");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
