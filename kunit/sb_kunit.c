@@ -357,6 +357,7 @@ static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
 		sb->bitmap_sectors = cpu_to_le64(0);
 		break;
 	case F_NO_BM_OFFSET:
+		sb->bitmap_offset = cpu_to_le64(4096);	/* beyond data_offset */
 		sb->bitmap_sectors = cpu_to_le64(0);
 		sb->bitmap_region_sectors = cpu_to_le64(0);
 		break;
@@ -385,11 +386,14 @@ static void sb_corrupt_fields(struct kunit *test)
 		KUNIT_EXPECT_TRUE_MSG(test, why, "field case %d", f);
 	}
 
-	/* bitmap-less superblocks are fine when all three fields are 0 */
+	/* bitmap-less superblocks: no size, no region, offset 0 or valid */
 	lraid_sb_encode(&in, sb);
 	sb->bitmap_offset = 0;
 	sb->bitmap_sectors = 0;
 	sb->bitmap_region_sectors = 0;
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
+	sb->bitmap_offset = cpu_to_le64(LRAID_SB_DEF_BITMAP_OFFSET);
 	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
 	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
 

@@ -157,14 +157,19 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 	    info->recovery_offset > info->data_size)
 		return lraid_sb_fail(why, "recovery offset beyond the data area",
 				     -EINVAL);
+	/* without a bitmap, bitmap_offset may still say where it would go */
+	if (info->bitmap_offset &&
+	    (info->bitmap_offset < LRAID_SB_SECTORS ||
+	     info->bitmap_offset > info->data_offset))
+		return lraid_sb_fail(why, "bitmap overlaps superblock or data",
+				     -EINVAL);
 	if (!info->bitmap_sectors) {
-		if (info->bitmap_offset || info->bitmap_region_sectors)
-			return lraid_sb_fail(why, "bitmap fields set without a bitmap",
+		if (info->bitmap_region_sectors)
+			return lraid_sb_fail(why, "bitmap region set without a bitmap",
 					     -EINVAL);
 		return 0;
 	}
-	if (info->bitmap_offset < LRAID_SB_SECTORS ||
-	    info->bitmap_offset > info->data_offset)
+	if (!info->bitmap_offset)
 		return lraid_sb_fail(why, "bitmap overlaps superblock or data",
 				     -EINVAL);
 	bitmap_end = info->bitmap_offset + info->bitmap_sectors;
