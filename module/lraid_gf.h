@@ -132,6 +132,9 @@ u8 lraid_gf_pow2(int e);		/* 2^e, e may be negative */
 void lraid_gf_nibble_tbl(u8 c, u8 tbl[32]);
 /* 8x8 bit matrix multiplying by c, in GF2P8AFFINEQB layout. */
 u64 lraid_gf_affine(u8 c);
+/* Precomputed: lraid_gf_nibble_tbl() and lraid_gf_affine() of every c. */
+extern const u8 lraid_gf_nibble[256][32];
+extern const u64 lraid_gf_affine_tbl[256];
 /* Coefficients for recov_2data: Dx = ca * (P ^ Pxy) ^ cb * (Q ^ Qxy). */
 void lraid_gf_2data_coef(unsigned int fa, unsigned int fb, u8 *ca, u8 *cb);
 

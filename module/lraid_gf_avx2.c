@@ -40,13 +40,12 @@ struct gf_mulc {
 
 static inline void gf_mulc_init(struct gf_mulc *m, u8 c)
 {
-	u8 t[32];
+	const u8 *t = lraid_gf_nibble[c];
 	unsigned int i;
 
-	lraid_gf_nibble_tbl(c, t);
-	for (i = 0; i < GF_VW; i++) {
-		m->lo[i] = t[i % 16];
-		m->hi[i] = t[16 + i % 16];
+	for (i = 0; i < GF_VW; i += 16) {
+		__builtin_memcpy((u8 *)&m->lo + i, t, 16);
+		__builtin_memcpy((u8 *)&m->hi + i, t + 16, 16);
 	}
 }
 

@@ -55,7 +55,7 @@ struct gf_mulc {
 
 static inline void gf_mulc_init(struct gf_mulc *m, u8 c)
 {
-	m->m = splat64(lraid_gf_affine(c));
+	m->m = splat64(lraid_gf_affine_tbl[c]);
 }
 
 static __always_inline gfv gf_mulc(const struct gf_mulc *m, gfv x)

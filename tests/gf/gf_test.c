@@ -434,6 +434,14 @@ static bool check_tables(void)
 	for (a = 1; a < 256; a++)
 		if (lraid_gf_inv(a) != gf_inv(a))
 			ok = false;
+	for (a = 0; a < 256; a++) {
+		u8 t[32];
+
+		lraid_gf_nibble_tbl(a, t);
+		if (memcmp(t, lraid_gf_nibble[a], 32) ||
+		    lraid_gf_affine(a) != lraid_gf_affine_tbl[a])
+			ok = false;
+	}
 	return ok;
 }
 
