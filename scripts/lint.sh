@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks: sparse (C=2) on the module for 6.12, checkpatch --strict on
+# module/, kunit/ and tools/, shellcheck on every shell script.
+# Prints PASS:/FAIL: lines; exits 1 on any failure.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+# shellcheck source=scripts/kernels.sh
+. scripts/kernels.sh
+fail=0
+result() { # name status(0=pass) [details file]
+	if [ "$2" = 0 ]; then
+		echo "PASS: lint/$1"
+	else
+		echo "FAIL: lint/$1"
+		[ -n "${3:-}" ] && head -40 "$3"
+		fail=1
+	fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# sparse: a fresh copy so every file is checked.
+kdir=$(lraid_kernel_kdir stock-6.12)
+mkdir -p "$tmp/sparse"
+cp -r Kbuild module kunit "$tmp/sparse/"
+make -C "$kdir" M="$tmp/sparse" C=2 CHECK=sparse W=1 modules >"$tmp/sparse.log" 2>&1
+rc=$?
+grep -E 'warning:|error:' "$tmp/sparse.log" | grep -v '^make' >"$tmp/sparse.out"
+[ $rc = 0 ] && [ ! -s "$tmp/sparse.out" ]
+result sparse $? "$tmp/sparse.out"
+
+cp=/usr/src/linux-source-6.12/scripts/checkpatch.pl
+if [ -x "$cp" ]; then
+	files=$(git ls-files -co --exclude-standard -- 'module/*.[ch]' 'module/uapi/*.h' \
+		'kunit/*.c' | grep -v -e lraid_user.h -e lraid_compat.h | sort -u)
+	opts=(--no-tree --strict --quiet --terse --show-types --ignore FILE_PATH_CHANGES)
+	: >"$tmp/cp.out"
+	if [ -n "$files" ]; then
+		# shellcheck disable=SC2086
+		"$cp" "${opts[@]}" -f $files >>"$tmp/cp.out" 2>&1
+	fi
+	# The one place version checks belong (DESIGN.md): allowed there only.
+	if [ -f module/lraid_compat.h ]; then
+		"$cp" "${opts[@]}" --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+			-f module/lraid_compat.h >>"$tmp/cp.out" 2>&1
+	fi
+	! grep -qE 'ERROR|WARNING|CHECK' "$tmp/cp.out"
+	result checkpatch $? "$tmp/cp.out"
+else
+	echo "FAIL: lint/checkpatch (no $cp: run scripts/setup.sh)"
+	fail=1
+fi
+
+mapfile -t sh < <(
+	{
+		git ls-files -co --exclude-standard -- '*.sh'
+		grep -lr '^#!.*\(bash\|sh\)$' scripts .ci 2>/dev/null
+	} | sort -u
+)
+if [ ${#sh[@]} -gt 0 ]; then
+	shellcheck -x "${sh[@]}" >"$tmp/sc.out" 2>&1
+	result shellcheck $? "$tmp/sc.out"
+fi
+exit $fail
