@@ -47,8 +47,9 @@ if [ -x "$cp" ]; then
 		"$cp" "${opts[@]}" --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 			-f module/lraid_compat.h >>"$tmp/cp.out" 2>&1
 	fi
-	! grep -qE 'ERROR|WARNING|CHECK' "$tmp/cp.out"
-	result checkpatch $? "$tmp/cp.out"
+	grep -E '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' "$tmp/cp.out" >"$tmp/cp.bad"
+	[ ! -s "$tmp/cp.bad" ]
+	result checkpatch $? "$tmp/cp.bad"
 else
 	echo "FAIL: lint/checkpatch (no $cp: run scripts/setup.sh)"
 	fail=1

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# `make check`: set up, build for 6.1 and 6.12, lint, userspace tests, KUnit
+# in the test kernel, integration scenarios in QEMU. Every stage prints
+# PASS:/FAIL:/SKIP: lines; the last line is "N passed, N failed, N skipped".
+#
+#   scripts/check.sh [--debug] [--quick]
+#     --debug   KUnit and scenarios on the debug kernel (KASAN, lockdep, ...)
+#     --quick   scenarios on stock 6.12 only (no 6.1, no md cross-check)
+#   LRAID_CHECK_STAGES="setup build lint user kunit scenarios md" picks stages.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+debug=0
+quick=0
+for a in "$@"; do
+	case $a in
+	--debug) debug=1 ;;
+	--quick) quick=1 ;;
+	*)
+		echo "usage: $0 [--debug] [--quick]" >&2
+		exit 2
+		;;
+	esac
+done
+stages=${LRAID_CHECK_STAGES:-setup build lint user kunit scenarios md}
+want() { [[ " $stages " == *" $1 "* ]]; }
+
+logdir=$top/results/check-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$logdir"
+summary=$logdir/summary
+: >"$summary"
+t0=$(date +%s)
+
+# Run one stage: its PASS/FAIL/SKIP lines are shown and collected; a stage
+# that fails without saying which case failed counts as one failure.
+stage() {
+	local name=$1 log=$logdir/$1.log rc
+	shift
+	echo "=== $name: $*"
+	local s
+	s=$(date +%s)
+	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL|SKIP): |^    ' |
+		grep --line-buffered -vE '^    (ok|not ok|# )'
+	rc=${PIPESTATUS[0]}
+	grep -E '^(PASS|FAIL|SKIP): ' "$log" >>"$summary"
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$log"; then
+		echo "FAIL: $name (exit $rc; log $log)" | tee -a "$summary"
+		tail -30 "$log"
+	fi
+	echo "=== $name: $(($(date +%s) - s)) s"
+}
+
+build_all() {
+	local k ok=0
+	for k in stock-6.1 stock-6.12; do
+		if scripts/build-for "$k" >/dev/null; then
+			echo "PASS: build/$k (W=1, no warnings)"
+		else
+			echo "FAIL: build/$k"
+			ok=1
+		fi
+	done
+	if make -s -C tools >/dev/null; then
+		echo "PASS: build/lraidctl"
+	else
+		echo "FAIL: build/lraidctl"
+		ok=1
+	fi
+	return $ok
+}
+
+user_tests() {
+	local d ok=0
+	for d in tests/*/; do
+		[ -f "$d/Makefile" ] || continue
+		make -s -C "$d" check || ok=1
+	done
+	return $ok
+}
+
+guest_kernel() { # the kernel for KUnit: test, or debug
+	if [ $debug = 1 ]; then echo debug; else echo test; fi
+}
+
+kunit_stage() {
+	local k
+	k=$(guest_kernel)
+	scripts/build-kernel.sh "$k" >/dev/null || return 1
+	scripts/build-for "$k" >/dev/null || return 1
+	scripts/vm-run --kernel "$k" -- scripts/guest/kunit.sh
+}
+
+scenario_stage() { # kernel kind
+	scripts/build-for "$1" >/dev/null || return 1
+	scripts/vm-run --kernel "$1" --mem 3G -- scripts/guest/scenarios.sh
+}
+
+want setup && stage setup scripts/setup.sh
+want build && stage build build_all
+want lint && stage lint scripts/lint.sh
+want user && stage user user_tests
+want kunit && stage kunit kunit_stage
+if want scenarios; then
+	if [ $debug = 1 ]; then
+		stage scenarios-debug scenario_stage debug
+	else
+		stage scenarios-6.12 scenario_stage stock-6.12
+		[ $quick = 1 ] || stage scenarios-6.1 scenario_stage stock-6.1
+	fi
+fi
+if want md && [ $quick = 0 ] && [ $debug = 0 ] && [ -x tests/geom/md-crosscheck.sh ]; then
+	stage md-crosscheck scripts/vm-run -- tests/geom/md-crosscheck.sh
+fi
+
+pass=$(grep -c '^PASS: ' "$summary")
+fail=$(grep -c '^FAIL: ' "$summary")
+skip=$(grep -c '^SKIP: ' "$summary")
+echo
+echo "check: $(($(date +%s) - t0)) s, logs in $logdir"
+grep '^FAIL: ' "$summary" | sed 's/^/  /'
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
