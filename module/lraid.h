@@ -60,12 +60,11 @@
 
 #include "lraid_compat.h"
 #include "lraid_geom.h"
+#include "lraid_plan.h"
 
 #define LRAID_DEFAULT_DATA_OFFSET	2048	/* sectors: 1 MiB */
 #define LRAID_SB_BYTES			4096
 
-/* Parity window: the unit of write serialization and of buffering. */
-#define LRAID_WIN_SECTORS_MAX	128u	/* 64 KiB */
 #define LRAID_WIN_PAGES		(LRAID_WIN_SECTORS_MAX * SECTOR_SIZE / PAGE_SIZE)
 #define LRAID_SHARDS_PER_CPU	64
 #define LRAID_OPS_PER_WORKER	64
@@ -78,35 +77,6 @@ struct lraid_member {
 	u8 role;
 	sector_t sectors;	/* whole device */
 };
-
-/*
- * Stripe planning (pure, see lraid_stripe.c): what one write piece over one
- * parity window of one stripe must read and write. Rows are sector offsets
- * inside the chunk; data index di is written over rows [s[di], e[di]).
- */
-enum lraid_plan_mode {
-	LRAID_PLAN_FULL,	/* every data row written: no reads */
-	LRAID_PLAN_RCW,		/* read the unwritten data, regenerate P/Q */
-	LRAID_PLAN_RMW,		/* read old data and P/Q, update P/Q */
-};
-
-struct lraid_plan {
-	u32 w0, w1;		/* window rows */
-	u32 r0, r1;		/* rows touched by the write, inside window */
-	u32 s[LRAID_MAX_MEMBERS];
-	u32 e[LRAID_MAX_MEMBERS];
-	u32 written;		/* sectors of new data */
-	u32 reads;		/* sectors read by the chosen mode */
-	u32 writes;		/* sectors written (data + parity) */
-	u32 rmw_reads;
-	u32 rcw_reads;
-	u8 mode;		/* enum lraid_plan_mode */
-	u8 nr_parity;
-};
-
-u32 lraid_win_sectors(const struct lraid_geom *g);
-void lraid_plan_window(const struct lraid_geom *g, u32 win, u32 lo, u32 hi,
-		       struct lraid_plan *p);
 
 /* lraid_wreq.flags */
 #define LRAID_WREQ_ZERO		(1u << 0)	/* write zeroes, no bio data */
@@ -176,6 +146,10 @@ struct lraid_array {
 	u8 uuid[16];
 	u64 ctime;
 	bool clean;			/* on-disk state */
+	char name[33];
+	u64 bitmap_offset;		/* superblock fields kept as read */
+	u64 bitmap_sectors;
+	u64 bitmap_region_sectors;
 	struct lraid_member members[LRAID_MAX_MEMBERS];
 
 	struct bio_set clone_bs;	/* clones of caller bios */

@@ -103,7 +103,7 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 
 	memset(sb, 0, sizeof(*sb));
 	memcpy(sb->uuid, a->uuid, sizeof(sb->uuid));
-	snprintf(sb->name, sizeof(sb->name), "lraid%d", a->index);
+	strscpy(sb->name, a->name, sizeof(sb->name));
 	sb->ctime = a->ctime;
 	sb->utime = ktime_get_real_seconds();
 	sb->events = a->events;
@@ -117,7 +117,9 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->data_size = g->member_sectors;
 	sb->dev_sectors = a->members[role].sectors;
 	sb->recovery_offset = LRAID_SB_IN_SYNC;
-	sb->bitmap_offset = LRAID_SB_DEF_BITMAP_OFFSET;
+	sb->bitmap_offset = a->bitmap_offset;
+	sb->bitmap_sectors = a->bitmap_sectors;
+	sb->bitmap_region_sectors = a->bitmap_region_sectors;
 }
 
 /* Write every member's superblock from the array state (FUA). */
@@ -316,6 +318,10 @@ int lraid_array_create(const struct lraid_create_args *args)
 		goto out_close;
 	}
 	a->data_offset = sb->data_offset;
+	a->bitmap_offset = sb->bitmap_offset;
+	a->bitmap_sectors = sb->bitmap_sectors;
+	a->bitmap_region_sectors = sb->bitmap_region_sectors;
+	snprintf(a->name, sizeof(a->name), "lraid%d", a->index);
 	for (i = 0; i < args->nr_members; i++)
 		a->members[i].role = i;
 	generate_random_uuid(a->uuid);
@@ -447,6 +453,10 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs)
 	memcpy(a->uuid, sbs[newest].uuid, sizeof(a->uuid));
 	a->ctime = sbs[newest].ctime;
 	a->data_offset = sbs[newest].data_offset;
+	a->bitmap_offset = sbs[newest].bitmap_offset;
+	a->bitmap_sectors = sbs[newest].bitmap_sectors;
+	a->bitmap_region_sectors = sbs[newest].bitmap_region_sectors;
+	strscpy(a->name, sbs[newest].name, sizeof(a->name));
 	a->events = sbs[newest].events + 1;
 	if (!(sbs[newest].state & LRAID_SB_STATE_CLEAN))
 		pr_warn("lraid%d: array was not stopped cleanly; parity of stripes written at the time may be stale (resync is future work)\n",

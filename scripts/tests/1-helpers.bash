@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Helpers for lraid's data-path scenarios (scripts/tests/1NN-*.sh).
+# Sourced; expects root in a guest, cwd = repository root, and
+#   LRAIDCTL  path to lraidctl     LRAID_KO  path to lraid.ko
+# Every helper cleans up after itself through lr_cleanup (set as EXIT trap).
+
+LR_TMP=
+LR_NULLB=()
+LR_LOOPS=()
+LR_ARRAYS=()
+LR_DEV=
+LR_M=()
+
+lr_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+lr_fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+lr_log() {
+	echo "== $*"
+}
+
+lr_need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || lr_skip "$c not installed"
+	done
+}
+
+lr_cleanup() {
+	local a d l
+	set +e
+	for a in "${LR_ARRAYS[@]}"; do
+		[ -e "/dev/$a" ] && "$LRAIDCTL" stop "$a" >/dev/null 2>&1
+	done
+	for d in /dev/md/lrtest /dev/md12[0-9]; do
+		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
+	done
+	for l in "${LR_LOOPS[@]}"; do
+		losetup -d "$l" 2>/dev/null
+	done
+	for d in "${LR_NULLB[@]}"; do
+		echo 0 >"/sys/kernel/config/nullb/$d/power" 2>/dev/null
+		rmdir "/sys/kernel/config/nullb/$d" 2>/dev/null
+	done
+	[ -n "$LR_TMP" ] && rm -rf "$LR_TMP"
+	return 0
+}
+
+# Load lraid (and the crc32c library its superblock codec needs).
+lr_setup() {
+	[ "$(id -u)" = 0 ] || lr_skip "needs root"
+	if [ -z "${LRAIDCTL:-}" ] || [ ! -x "$LRAIDCTL" ]; then
+		lr_skip "LRAIDCTL not set"
+	fi
+	trap lr_cleanup EXIT
+	LR_TMP=$(mktemp -d /tmp/lraid-test.XXXXXX)
+	if [ ! -e /dev/lraid-control ]; then
+		if [ -z "${LRAID_KO:-}" ] || [ ! -f "$LRAID_KO" ]; then
+			lr_skip "LRAID_KO not set"
+		fi
+		modprobe -q libcrc32c 2>/dev/null || modprobe -q crc32c 2>/dev/null
+		insmod "$LRAID_KO" || lr_fail "insmod $LRAID_KO"
+	fi
+	[ -e /dev/lraid-control ] || lr_fail "no /dev/lraid-control"
+}
+
+# lr_nullb NAME SIZE_MB: sets LR_DEV=/dev/NAME (memory backed, discard on)
+lr_nullb() {
+	local name=$1 mb=$2 d
+	modprobe -q null_blk nr_devices=0 2>/dev/null || lr_skip "no null_blk"
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || lr_skip "no configfs"
+	d=/sys/kernel/config/nullb/$name
+	mkdir "$d" || lr_fail "null_blk $name"
+	LR_NULLB+=("$name")
+	echo "$mb" >"$d/size"
+	echo 1 >"$d/memory_backed"
+	echo 512 >"$d/blocksize"
+	[ -e "$d/discard" ] && echo 1 >"$d/discard"
+	echo 1 >"$d/power"
+	for _ in $(seq 50); do
+		[ -b "/dev/$name" ] && break
+		sleep 0.1
+	done
+	[ -b "/dev/$name" ] || lr_fail "/dev/$name did not appear"
+	LR_DEV=/dev/$name
+}
+
+# lr_loop SIZE_MB: sets LR_DEV=/dev/loopN backed by a sparse file
+lr_loop() {
+	local mb=$1 f l
+	f=$(mktemp "$LR_TMP/loop.XXXXXX")
+	truncate -s "${mb}M" "$f"
+	l=$(losetup -f --show "$f") || lr_fail "losetup"
+	LR_LOOPS+=("$l")
+	LR_DEV=$l
+}
+
+# lr_members KIND N SIZE_MB: fills LR_M with N fresh members
+lr_members() {
+	local kind=$1 n=$2 mb=$3
+	LR_M=()
+	for _ in $(seq "$n"); do
+		if [ "$kind" = nullb ]; then
+			lr_nullb "nullb${#LR_NULLB[@]}" "$mb"
+		else
+			lr_loop "$mb"
+		fi
+		LR_M+=("$LR_DEV")
+	done
+}
+
+# lr_create NAME ARGS... (remembers the array for cleanup)
+lr_create() {
+	local name=$1
+	shift
+	"$LRAIDCTL" create "$name" "$@" >/dev/null || lr_fail "create $name $*"
+	LR_ARRAYS+=("$name")
+	udevadm settle 2>/dev/null
+	[ -b "/dev/$name" ] || lr_fail "/dev/$name missing after create"
+}
+
+# lr_fio DEV NAME ARGS...: fio with crc32c verify, fails on any error
+lr_fio() {
+	local dev=$1 name=$2
+	shift 2
+	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output="$LR_TMP/fio.out" "$@" ||
+		{ cat "$LR_TMP/fio.out"; lr_fail "fio $name on $dev"; }
+	grep -q "err= 0" "$LR_TMP/fio.out" ||
+		{ cat "$LR_TMP/fio.out"; lr_fail "fio $name reported errors"; }
+}
+
+# lr_md_check LEVEL CHUNK_K SECTORS MEMBERS...: assemble md over the same
+# data area (destroys each member's first 4 KiB), compare its first
+# SECTORS with $LR_TMP/lraid.img and run a parity check.
+lr_md_check() {
+	local level=$1 chunk=$2 sectors=$3 md=/dev/md127 mm
+	shift 3
+	lr_need mdadm
+	mdadm --create "$md" --run --quiet --level="$level" \
+		--layout=left-symmetric --chunk="$chunk" --metadata=1.2 \
+		--data-offset=1024 --assume-clean --bitmap=none \
+		--raid-devices=$# "$@" >/dev/null 2>&1 || lr_fail "mdadm --create"
+	cmp -n $((sectors * 512)) "$md" "$LR_TMP/lraid.img" ||
+		lr_fail "md reads different bytes than lraid"
+	echo check >/sys/block/md127/md/sync_action
+	sleep 1
+	mdadm --wait "$md" >/dev/null 2>&1
+	while grep -q check /sys/block/md127/md/sync_action; do sleep 0.5; done
+	mm=$(cat /sys/block/md127/md/mismatch_cnt)
+	mdadm --stop "$md" >/dev/null 2>&1
+	[ "$mm" = 0 ] || lr_fail "md check: mismatch_cnt $mm"
+}

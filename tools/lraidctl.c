@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
+ *
+ *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] MEMBER...
+ *   lraidctl assemble lraidN MEMBER...
+ *   lraidctl stop lraidN
+ *   lraidctl detail [--json] lraidN
+ *   lraidctl examine [--json] MEMBER
+ *   lraidctl version
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <assert.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "uapi/lraid.h"
+
+/* kernel-style names used by the shared superblock codec header */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+#include "lraid_sb.h"
+
+LRAID_UAPI_LAYOUT_CHECKS();
+
+#define CONTROL_PATH	"/dev/" LRAID_CONTROL_NAME
+#define TOOL_VERSION	"1.0"
+
+static const char *prog = "lraidctl";
+
+static void __attribute__((format(printf, 1, 2))) err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage:\n"
+		"  %s create lraidN --level 5|6 [--chunk SIZE] [--assume-clean] MEMBER...\n"
+		"  %s assemble lraidN MEMBER...\n"
+		"  %s stop lraidN\n"
+		"  %s detail [--json] lraidN\n"
+		"  %s examine [--json] MEMBER\n"
+		"  %s version\n"
+		"SIZE takes K or M suffixes (default 64K); lraidN may be /dev/lraidN.\n",
+		prog, prog, prog, prog, prog, prog);
+	return 2;
+}
+
+/* "lraidN" or "/dev/lraidN" -> N */
+static int parse_array(const char *s, uint32_t *index)
+{
+	unsigned long v;
+	char *end;
+
+	if (!strncmp(s, "/dev/", 5))
+		s += 5;
+	if (strncmp(s, "lraid", 5) || !isdigit((unsigned char)s[5])) {
+		err("'%s' is not an array name (expected lraidN or /dev/lraidN)", s);
+		return -1;
+	}
+	errno = 0;
+	v = strtoul(s + 5, &end, 10);
+	if (errno || *end || v >= LRAID_MAX_ARRAYS) {
+		err("'%s': array number must be 0..%d", s, LRAID_MAX_ARRAYS - 1);
+		return -1;
+	}
+	*index = v;
+	return 0;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	if (*end == 'k' || *end == 'K') {
+		v <<= 10;
+		end++;
+	} else if (*end == 'm' || *end == 'M') {
+		v <<= 20;
+		end++;
+	}
+	if (*end == 'i' && end[-1] != *s)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int open_control(void)
+{
+	int fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		err("cannot open %s: %s%s", CONTROL_PATH, strerror(errno),
+		    errno == ENOENT ? " (is lraid.ko loaded?)" : "");
+	return fd;
+}
+
+/* Open the members and check what can be checked here for clear errors. */
+static int open_members(int argc, char **argv, int32_t *fds)
+{
+	dev_t devs[LRAID_MAX_MEMBERS_ABI];
+	int i, j;
+
+	if (argc > LRAID_MAX_MEMBERS_ABI) {
+		err("too many members: %d (at most %d)", argc,
+		    LRAID_MAX_MEMBERS_ABI);
+		return -1;
+	}
+	for (i = 0; i < argc; i++) {
+		struct stat st;
+
+		fds[i] = open(argv[i], O_RDWR | O_CLOEXEC);
+		if (fds[i] < 0) {
+			err("cannot open member %s: %s", argv[i], strerror(errno));
+			goto fail;
+		}
+		if (fstat(fds[i], &st) || !S_ISBLK(st.st_mode)) {
+			err("member %s is not a block device: %s", argv[i],
+			    strerror(ENOTBLK));
+			i++;
+			goto fail;
+		}
+		devs[i] = st.st_rdev;
+		for (j = 0; j < i; j++) {
+			if (devs[j] == devs[i]) {
+				err("member %s given twice (same device as %s): %s",
+				    argv[i], argv[j], strerror(EINVAL));
+				i++;
+				goto fail;
+			}
+		}
+	}
+	return 0;
+fail:
+	while (i-- > 0)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return -1;
+}
+
+static void close_members(int n, int32_t *fds)
+{
+	while (n-- > 0)
+		close(fds[n]);
+}
+
+static const char *errno_hint(int e)
+{
+	switch (e) {
+	case EBUSY:
+		return " (a member or the array is in use: mounted, opened exclusively or part of another array)";
+	case EEXIST:
+		return " (that array number is already running)";
+	case ENODEV:
+		return " (no such array, or members missing; see dmesg)";
+	case ENOSPC:
+		return " (members too small for this layout)";
+	case EINVAL:
+		return " (see dmesg for the field that was refused)";
+	case EBADMSG:
+		return " (superblock checksum mismatch)";
+	default:
+		return "";
+	}
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	struct lraid_ioc_create c = { 0 };
+	int32_t fds[LRAID_MAX_MEMBERS_ABI];
+	uint64_t chunk = 64 << 10;
+	int level = 0, i, ctl, nm;
+	const char *name = NULL;
+	int first_member = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--level") && i + 1 < argc) {
+			const char *l = argv[++i];
+
+			if (!strcmp(l, "5") || !strcmp(l, "raid5"))
+				level = 5;
+			else if (!strcmp(l, "6") || !strcmp(l, "raid6"))
+				level = 6;
+			else {
+				err("--level must be 5 or 6, not '%s'", l);
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) {
+			if (parse_size(argv[++i], &chunk)) {
+				err("bad --chunk '%s'", argv[i]);
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--assume-clean")) {
+			c.flags |= LRAID_CREATE_ASSUME_CLEAN;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			err("unknown option '%s'", argv[i]);
+			return usage();
+		} else if (!name) {
+			name = argv[i];
+		} else {
+			first_member = i;
+			break;
+		}
+	}
+	if (!name || !level || first_member < 0)
+		return usage();
+	if (parse_array(name, &c.index))
+		return 1;
+	nm = argc - first_member;
+	if (nm < (level == 6 ? 4 : 3)) {
+		err("RAID%d needs at least %d members, %d given: %s", level,
+		    level == 6 ? 4 : 3, nm, strerror(EINVAL));
+		return 1;
+	}
+	if (chunk < 4096 || chunk > (1 << 20) || (chunk & (chunk - 1))) {
+		err("chunk %" PRIu64 " must be a power of two from 4K to 1M: %s",
+		    chunk, strerror(EINVAL));
+		return 1;
+	}
+	if (open_members(nm, argv + first_member, fds))
+		return 1;
+	ctl = open_control();
+	if (ctl < 0) {
+		close_members(nm, fds);
+		return 1;
+	}
+	c.level = level;
+	c.nr_members = nm;
+	c.chunk_bytes = chunk;
+	c.member_fds = (uintptr_t)fds;
+	if (ioctl(ctl, LRAID_IOC_CREATE, &c)) {
+		int e = errno;
+
+		err("create lraid%u failed: %s%s", c.index, strerror(e),
+		    errno_hint(e));
+		close_members(nm, fds);
+		close(ctl);
+		return 1;
+	}
+	close_members(nm, fds);
+	close(ctl);
+	printf("/dev/lraid%u\n", c.index);
+	return 0;
+}
+
+static int cmd_assemble(int argc, char **argv)
+{
+	struct lraid_ioc_assemble c = { 0 };
+	int32_t fds[LRAID_MAX_MEMBERS_ABI];
+	int ctl, nm;
+
+	if (argc < 3)
+		return usage();
+	if (parse_array(argv[1], &c.index))
+		return 1;
+	nm = argc - 2;
+	if (open_members(nm, argv + 2, fds))
+		return 1;
+	ctl = open_control();
+	if (ctl < 0) {
+		close_members(nm, fds);
+		return 1;
+	}
+	c.nr_members = nm;
+	c.member_fds = (uintptr_t)fds;
+	if (ioctl(ctl, LRAID_IOC_ASSEMBLE, &c)) {
+		int e = errno;
+
+		err("assemble lraid%u failed: %s%s", c.index, strerror(e),
+		    errno_hint(e));
+		close_members(nm, fds);
+		close(ctl);
+		return 1;
+	}
+	close_members(nm, fds);
+	close(ctl);
+	printf("/dev/lraid%u\n", c.index);
+	return 0;
+}
+
+static int cmd_stop(int argc, char **argv)
+{
+	struct lraid_ioc_stop c = { 0 };
+	int ctl;
+
+	if (argc != 2)
+		return usage();
+	if (parse_array(argv[1], &c.index))
+		return 1;
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (ioctl(ctl, LRAID_IOC_STOP, &c)) {
+		int e = errno;
+
+		err("stop lraid%u failed: %s%s", c.index, strerror(e),
+		    errno_hint(e));
+		close(ctl);
+		return 1;
+	}
+	close(ctl);
+	return 0;
+}
+
+static void uuid_str(const uint8_t *u, char *out)
+{
+	sprintf(out,
+		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+static void dev_path(unsigned int maj, unsigned int min, char *out, size_t len)
+{
+	char link[64], target[256];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		snprintf(out, len, "/dev/%s", strrchr(target, '/') + 1);
+	} else {
+		snprintf(out, len, "%u:%u", maj, min);
+	}
+}
+
+static int cmd_detail(int argc, char **argv)
+{
+	struct lraid_ioc_info c;
+	const char *name = NULL;
+	int json = 0, ctl, i;
+	char uuid[40];
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!name)
+			name = argv[i];
+		else
+			return usage();
+	}
+	if (!name)
+		return usage();
+	memset(&c, 0, sizeof(c));
+	if (parse_array(name, &c.index))
+		return 1;
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (ioctl(ctl, LRAID_IOC_INFO, &c)) {
+		int e = errno;
+
+		err("detail lraid%u failed: %s%s", c.index, strerror(e),
+		    e == ENODEV ? " (array not running)" : "");
+		close(ctl);
+		return 1;
+	}
+	close(ctl);
+	uuid_str(c.uuid, uuid);
+	if (json) {
+		printf("{\"device\": \"/dev/lraid%u\", \"level\": %u, \"chunk_bytes\": %u, "
+		       "\"members\": %u, \"array_sectors\": %llu, \"size_bytes\": %llu, "
+		       "\"member_data_sectors\": %llu, \"data_offset\": %llu, "
+		       "\"state\": \"%s\", \"events\": %llu, \"uuid\": \"%s\", "
+		       "\"devices\": [",
+		       c.index, c.level, c.chunk_bytes, c.nr_members,
+		       (unsigned long long)c.array_sectors,
+		       (unsigned long long)c.array_sectors * 512,
+		       (unsigned long long)c.member_data_sectors,
+		       (unsigned long long)c.data_offset,
+		       c.state == LRAID_ARRAY_CLEAN ? "clean" : "active",
+		       (unsigned long long)c.events, uuid);
+		for (i = 0; i < c.nr_members; i++) {
+			char p[300];
+
+			dev_path(c.members[i].major, c.members[i].minor, p,
+				 sizeof(p));
+			printf("%s{\"role\": %u, \"device\": \"%s\", \"major\": %u, "
+			       "\"minor\": %u, \"state\": \"active\"}",
+			       i ? ", " : "", c.members[i].role, p,
+			       c.members[i].major, c.members[i].minor);
+		}
+		printf("]}\n");
+		return 0;
+	}
+	printf("/dev/lraid%u:\n", c.index);
+	printf("        Raid Level : raid%u\n", c.level);
+	printf("        Array Size : %llu sectors (%.2f GiB)\n",
+	       (unsigned long long)c.array_sectors,
+	       c.array_sectors / 2097152.0);
+	printf("     Used Dev Size : %llu sectors\n",
+	       (unsigned long long)c.member_data_sectors);
+	printf("       Data Offset : %llu sectors\n",
+	       (unsigned long long)c.data_offset);
+	printf("      Raid Devices : %u\n", c.nr_members);
+	printf("             State : %s\n",
+	       c.state == LRAID_ARRAY_CLEAN ? "clean" : "active");
+	printf("            Layout : left-symmetric\n");
+	printf("        Chunk Size : %uK\n", c.chunk_bytes >> 10);
+	printf("              UUID : %s\n", uuid);
+	printf("            Events : %llu\n", (unsigned long long)c.events);
+	printf("\n    Number   Major   Minor   RaidDevice State\n");
+	for (i = 0; i < c.nr_members; i++) {
+		char p[300];
+
+		dev_path(c.members[i].major, c.members[i].minor, p, sizeof(p));
+		printf("    %6d   %5u   %5u   %10u active sync   %s\n", i,
+		       c.members[i].major, c.members[i].minor,
+		       c.members[i].role, p);
+	}
+	return 0;
+}
+
+static int cmd_examine(int argc, char **argv)
+{
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
+	struct lraid_sb_info sb;
+	const char *dev = NULL, *why = "";
+	int json = 0, fd, i, ret;
+	char uuid[40];
+	ssize_t n;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (!dev)
+			dev = argv[i];
+		else
+			return usage();
+	}
+	if (!dev)
+		return usage();
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err("cannot open %s: %s", dev, strerror(errno));
+		return 1;
+	}
+	n = pread(fd, block, sizeof(block), 0);
+	if (n != (ssize_t)sizeof(block)) {
+		err("cannot read the superblock of %s: %s", dev,
+		    n < 0 ? strerror(errno) : "short read");
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	ret = lraid_sb_decode(block, &sb, &why);
+	if (ret) {
+		err("%s: no valid lraid superblock: %s: %s", dev, why,
+		    strerror(-ret));
+		return 1;
+	}
+	uuid_str(sb.uuid, uuid);
+	if (json) {
+		printf("{\"device\": \"%s\", \"version\": %u, \"uuid\": \"%s\", "
+		       "\"name\": \"%s\", \"level\": %u, \"layout\": %u, "
+		       "\"chunk_bytes\": %u, \"members\": %u, \"role\": %u, "
+		       "\"state\": \"%s\", \"events\": %llu, \"failed_mask\": %u, "
+		       "\"data_offset\": %llu, \"data_size\": %llu, "
+		       "\"dev_sectors\": %llu, \"ctime\": %llu, \"utime\": %llu}\n",
+		       dev, sb.version, uuid, sb.name, sb.level, sb.layout,
+		       sb.chunk_sectors * 512, sb.nr_members, sb.role,
+		       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active",
+		       (unsigned long long)sb.events, sb.failed_mask,
+		       (unsigned long long)sb.data_offset,
+		       (unsigned long long)sb.data_size,
+		       (unsigned long long)sb.dev_sectors,
+		       (unsigned long long)sb.ctime,
+		       (unsigned long long)sb.utime);
+		return 0;
+	}
+	printf("%s:\n", dev);
+	printf("          Magic : lraid-sb\n");
+	printf("        Version : %u\n", sb.version);
+	printf("     Array UUID : %s\n", uuid);
+	printf("           Name : %s\n", sb.name);
+	printf("     Raid Level : raid%u\n", sb.level);
+	printf("   Raid Devices : %u\n", sb.nr_members);
+	printf("         Layout : %s\n",
+	       sb.layout == LRAID_LAYOUT_LEFT_SYMMETRIC ? "left-symmetric" :
+	       "unknown");
+	printf("     Chunk Size : %uK\n", sb.chunk_sectors / 2);
+	printf("    Device Role : %u\n", sb.role);
+	printf("          State : %s\n",
+	       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active");
+	printf("         Events : %llu\n", (unsigned long long)sb.events);
+	printf("    Data Offset : %llu sectors\n",
+	       (unsigned long long)sb.data_offset);
+	printf(" Used Dev Size  : %llu sectors\n",
+	       (unsigned long long)sb.data_size);
+	printf("  Device Size   : %llu sectors\n",
+	       (unsigned long long)sb.dev_sectors);
+	printf("    Failed Mask : 0x%x\n", sb.failed_mask);
+	return 0;
+}
+
+static int cmd_version(void)
+{
+	struct lraid_ioc_version v = { 0 };
+	int ctl;
+
+	printf("lraidctl %s (ABI %d.%d)\n", TOOL_VERSION, LRAID_ABI_MAJOR,
+	       LRAID_ABI_MINOR);
+	ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		printf("kernel: not loaded (%s: %s)\n", CONTROL_PATH,
+		       strerror(errno));
+		return 0;
+	}
+	if (ioctl(ctl, LRAID_IOC_VERSION, &v)) {
+		err("version query failed: %s", strerror(errno));
+		close(ctl);
+		return 1;
+	}
+	close(ctl);
+	printf("kernel: ABI %u.%u, features 0x%llx\n", v.major, v.minor,
+	       (unsigned long long)v.features);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "create"))
+		return cmd_create(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "assemble"))
+		return cmd_assemble(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "stop"))
+		return cmd_stop(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "detail"))
+		return cmd_detail(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "examine"))
+		return cmd_examine(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version"))
+		return cmd_version();
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
+		usage();
+		return 0;
+	}
+	err("unknown command '%s'", argv[1]);
+	return usage();
+}
