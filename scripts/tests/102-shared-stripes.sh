@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Several fio jobs writing interleaved 16 KiB zones of the same stripes at
+# once (RAID6 on 5 loop members, RAID5 on 4 null_blk members), odd block
+# sizes, sequential and random; then stop, assemble, verify again.
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need fio
+lr_setup
+
+shared() {
+	local j args=()
+	# job j owns zones j, j+4, j+8, ... of 16 KiB: every stripe is shared
+	for j in 0 1 2 3; do
+		args+=(--name="z$j" --offset=$((j * 16))k --zonemode=strided
+			--zonesize=16k --zoneskip=48k --size=6M "$@")
+	done
+	fio --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output="$LR_TMP/fio.out" "${args[@]}" ||
+		{ cat "$LR_TMP/fio.out"; lr_fail "fio shared $*"; }
+	grep -q "err= 0" "$LR_TMP/fio.out" || lr_fail "fio shared errors"
+}
+
+for cfg in "loop 6 5 64K" "nullb 5 4 4K"; do
+	read -r kind level n chunk <<<"$cfg"
+	lr_log "RAID$level on $n $kind members, chunk $chunk"
+	lr_members "$kind" "$n" 96
+	lr_create lraid0 --level "$level" --chunk "$chunk" "${LR_M[@]}"
+	shared --rw=randwrite --bsrange=512-12k --blockalign=512 --iodepth=8
+	shared --rw=write --bs=3584 --iodepth=4
+	"$LRAIDCTL" stop lraid0 || lr_fail stop
+	"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >/dev/null || lr_fail assemble
+	shared --rw=write --bs=3584 --iodepth=4 --verify_only
+	"$LRAIDCTL" stop lraid0 || lr_fail stop
+done
+echo "PASS: shared stripes"

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Bad input is refused with a clear error, leaves members untouched and the
+# kernel clean (vm-run checks dmesg for splats).
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_setup
+
+lr_members loop 5 64
+m=("${LR_M[@]}")
+lr_loop 8
+tiny=$LR_DEV
+for d in "${m[@]}" "$tiny"; do
+	dd if=/dev/urandom of="$d" bs=64k count=1 conv=fsync 2>/dev/null
+done
+before=$(for d in "${m[@]}" "$tiny"; do head -c 65536 "$d" | sha256sum; done)
+
+refuse() {
+	local what=$1 out
+	shift
+	if out=$("$LRAIDCTL" "$@" 2>&1); then
+		lr_fail "$what: accepted: lraidctl $*"
+	fi
+	echo "$out" | grep -q "lraidctl: " || lr_fail "$what: no error message"
+	echo "ok: $what: $out"
+	[ ! -e /dev/lraid0 ] || lr_fail "$what: /dev/lraid0 exists"
+}
+
+refuse "RAID5 with 2 members" create lraid0 --level 5 "${m[@]:0:2}"
+refuse "RAID6 with 3 members" create lraid0 --level 6 "${m[@]:0:3}"
+refuse "duplicate member" create lraid0 --level 5 "${m[0]}" "${m[1]}" "${m[0]}"
+refuse "chunk not a power of two" create lraid0 --level 5 --chunk 48K "${m[@]:0:3}"
+refuse "chunk too small" create lraid0 --level 5 --chunk 2K "${m[@]:0:3}"
+refuse "chunk too big" create lraid0 --level 5 --chunk 2M "${m[@]:0:3}"
+refuse "bad level" create lraid0 --level 4 "${m[@]:0:3}"
+refuse "member too small" create lraid0 --level 5 "${m[0]}" "${m[1]}" "$tiny"
+refuse "not a block device" create lraid0 --level 5 "${m[0]}" "${m[1]}" /dev/null
+refuse "bad array name" create md0 --level 5 "${m[@]:0:3}"
+
+# a member in use: held open exclusively by another opener
+exec 9<"${m[2]}"
+python3 - "${m[2]}" <<'PY' &
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+time.sleep(5)
+PY
+holder=$!
+sleep 1
+refuse "member in use" create lraid0 --level 5 "${m[@]:0:3}"
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
+exec 9<&-
+
+refuse "stop of a missing array" stop lraid0
+refuse "detail of a missing array" detail lraid0
+refuse "assemble without superblocks" assemble lraid0 "${m[@]:0:3}"
+refuse "examine without superblock" examine "${m[0]}"
+
+after=$(for d in "${m[@]}" "$tiny"; do head -c 65536 "$d" | sha256sum; done)
+[ "$before" = "$after" ] || lr_fail "refused commands modified members"
+
+# two arrays, then a mixed set, a missing member and a member twice
+lr_create lraid1 --level 5 --assume-clean "${m[0]}" "${m[1]}" "${m[2]}"
+"$LRAIDCTL" stop lraid1 || lr_fail stop
+lr_loop 64
+m+=("$LR_DEV")
+lr_create lraid2 --level 5 --assume-clean "${m[3]}" "${m[4]}" "${m[5]}"
+"$LRAIDCTL" stop lraid2 || lr_fail stop
+refuse "mixed set" assemble lraid1 "${m[0]}" "${m[1]}" "${m[3]}"
+refuse "missing member" assemble lraid1 "${m[0]}" "${m[1]}"
+refuse "same member twice" assemble lraid1 "${m[0]}" "${m[1]}" "${m[1]}"
+[ ! -e /dev/lraid1 ] || lr_fail "lraid1 exists after refused assemble"
+"$LRAIDCTL" assemble lraid1 "${m[2]}" "${m[0]}" "${m[1]}" >/dev/null ||
+	lr_fail "good assemble refused"
+LR_ARRAYS+=(lraid1)
+refuse "member of a running array" create lraid3 --level 5 "${m[0]}" "${m[3]}" "${m[4]}"
+refuse "array number in use" assemble lraid1 "${m[3]}" "${m[4]}" "${m[5]}"
+"$LRAIDCTL" stop lraid1 || lr_fail stop
+
+# the control ABI itself: reserved fields, unknown flags, short structs
+python3 - <<'PY' || lr_fail "ioctl ABI checks"
+import fcntl, os, struct, errno
+fd = os.open("/dev/lraid-control", os.O_RDWR)
+def ioc(dir, nr, size):
+    return (dir << 30) | (size << 16) | (0xA7 << 8) | nr
+W, RW = 1, 3
+def expect(cmd, buf, err, what):
+    try:
+        fcntl.ioctl(fd, cmd, bytearray(buf))
+    except OSError as e:
+        assert e.errno == err, f"{what}: errno {e.errno}, wanted {err}"
+        print(f"ok: {what}: {os.strerror(e.errno)}")
+        return
+    raise AssertionError(f"{what}: accepted")
+# version with reserved set
+v = bytearray(48); v[20] = 1
+expect(ioc(RW, 0, 48), v, errno.EINVAL, "version with reserved != 0")
+# create: unknown flag, pad, reserved, index out of range
+c = struct.pack("<IIBBHIQQ32x", 0, 1 << 7, 5, 3, 0, 65536, 0, 0)
+expect(ioc(W, 1, 64), c, errno.EINVAL, "create with unknown flag")
+c = struct.pack("<IIBBHIQQ32x", 0, 0, 5, 3, 1, 65536, 0, 0)
+expect(ioc(W, 1, 64), c, errno.EINVAL, "create with pad != 0")
+c = bytearray(struct.pack("<IIBBHIQQ32x", 0, 0, 5, 3, 0, 65536, 0, 0)); c[40] = 1
+expect(ioc(W, 1, 64), c, errno.EINVAL, "create with reserved != 0")
+c = struct.pack("<IIBBHIQQ32x", 999, 0, 5, 3, 0, 65536, 0, 0)
+expect(ioc(W, 1, 64), c, errno.EINVAL, "create with index 999")
+c = struct.pack("<IIBBHIQQ32x", 0, 0, 5, 3, 0, 65536, 8, 0)
+expect(ioc(W, 1, 64), c, errno.EFAULT, "create with bad fd pointer")
+# a newer, longer struct with a non-zero tail
+c = struct.pack("<IIBBHIQQ32xQ", 0, 0, 5, 3, 0, 65536, 0, 0, 1)
+expect(ioc(W, 1, 72), c, errno.E2BIG, "create with non-zero unknown tail")
+expect(ioc(W, 3, 24), struct.pack("<II16x", 0, 1), errno.EINVAL, "stop with flags")
+expect(ioc(W, 0x3f, 8), bytes(8), errno.ENOTTY, "unknown command")
+PY
+echo "PASS: bad input refused"
