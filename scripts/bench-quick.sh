@@ -69,6 +69,9 @@ mkdir -p "$out"
 	echo "command=scripts/bench-quick.sh --cpus $cpus --mem $mem --kernel $kernel --levels '$levels' ${benv[*]}"
 } >"$out/host.txt"
 start=$(date +%s)
+# Other work on the host slows the guest: keep its load next to the numbers.
+while sleep 15; do cut -d' ' -f1 /proc/loadavg; done >"$out/host-load.txt" &
+sampler=$!
 set +e
 # Guest paths are host paths: the repository is shared read-write.
 # The guest does not inherit this environment: settings go on its command.
@@ -76,7 +79,9 @@ scripts/vm-run --kernel "$kernel" --cpus "$cpus" --mem "$mem" -- \
 	env BENCH_LEVELS="$levels" "${benv[@]}" scripts/bench/guest.sh "$top/$out"
 rc=$?
 set -e
+kill "$sampler" 2>/dev/null || true
 {
+	echo "host_load_during=$(awk '{ s += $1; if ($1 > x) x = $1 } END { if (NR) printf "mean %.1f max %.1f", s / NR, x }' "$out/host-load.txt")"
 	echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "wall_seconds=$(($(date +%s) - start))"
 	echo "vm_run_exit=$rc"

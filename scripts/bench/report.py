@@ -207,7 +207,8 @@ def main(d):
         wr.writeheader()
         wr.writerows(rows)
     with open(os.path.join(d, "results.json"), "w") as f:
-        json.dump(dict(env=env, parity_limit_mbs=pmb, parity=plines,
+        json.dump(dict(env=env, host=kv(os.path.join(d, "host.txt")),
+                       parity_limit_mbs=pmb, parity=plines,
                        failed_steps=fails, rows=rows), f, indent=1)
         f.write("\n")
     return 0
