@@ -130,8 +130,10 @@ static void plan_one_sector(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p.writes, 2u);
 }
 
-/* A write across a chunk boundary touches the tail of one data chunk and
- * the head of the next: the touched rows are their union. */
+/*
+ * A write across a chunk boundary touches the tail of one data chunk and
+ * the head of the next: the touched rows are their union.
+ */
 static void plan_cross_chunk(struct kunit *test)
 {
 	struct lraid_geom g;

@@ -79,7 +79,7 @@ struct lraid_member {
 };
 
 /* lraid_wreq.flags */
-#define LRAID_WREQ_ZERO		(1u << 0)	/* write zeroes, no bio data */
+#define LRAID_WREQ_ZERO		BIT(0)	/* write zeroes, no bio data */
 
 /* One write piece: the part of @bio inside one window of one stripe. */
 struct lraid_wreq {
@@ -95,7 +95,7 @@ struct lraid_wreq {
 };
 
 struct lraid_shard {
-	spinlock_t lock;
+	spinlock_t lock;		/* guards head and the ops' waiters */
 	struct hlist_head head;
 } ____cacheline_aligned_in_smp;
 

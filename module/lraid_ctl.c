@@ -18,7 +18,16 @@
 #include "lraid.h"
 #include "uapi/lraid.h"
 
-LRAID_UAPI_LAYOUT_CHECKS();
+/* ABI layout; tools/lraidctl.c asserts the same */
+static_assert(sizeof(struct lraid_ioc_version) == 48);
+static_assert(sizeof(struct lraid_ioc_create) == 64);
+static_assert(sizeof(struct lraid_ioc_assemble) == 56);
+static_assert(sizeof(struct lraid_ioc_stop) == 24);
+static_assert(sizeof(struct lraid_ioc_member) == 24);
+static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
+static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
+static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
+static_assert(offsetof(struct lraid_ioc_info, members) == 104);
 static_assert(LRAID_MAX_MEMBERS_ABI == LRAID_MAX_MEMBERS);
 
 static bool lraid_zero(const void *p, size_t len)

@@ -10,6 +10,7 @@
 #include "lraid.h"
 #include "lraid_gf.h"
 
+/* serializes create/assemble/stop/info and guards the array table */
 DEFINE_MUTEX(lraid_ctl_mutex);
 int lraid_major;
 

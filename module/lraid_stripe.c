@@ -25,7 +25,6 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-
 #include "lraid.h"
 #include "lraid_gf.h"
 

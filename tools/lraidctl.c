@@ -35,7 +35,16 @@ typedef __u32 u32;
 typedef __u64 u64;
 #include "lraid_sb.h"
 
-LRAID_UAPI_LAYOUT_CHECKS();
+/* ABI layout; module/lraid_ctl.c asserts the same */
+static_assert(sizeof(struct lraid_ioc_version) == 48);
+static_assert(sizeof(struct lraid_ioc_create) == 64);
+static_assert(sizeof(struct lraid_ioc_assemble) == 56);
+static_assert(sizeof(struct lraid_ioc_stop) == 24);
+static_assert(sizeof(struct lraid_ioc_member) == 24);
+static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
+static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
+static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
+static_assert(offsetof(struct lraid_ioc_info, members) == 104);
 
 #define CONTROL_PATH	"/dev/" LRAID_CONTROL_NAME
 #define TOOL_VERSION	"1.0"

@@ -111,13 +111,4 @@ struct lraid_ioc_info {
 #define LRAID_IOC_STOP		_IOW(LRAID_IOC_MAGIC, 0x03, struct lraid_ioc_stop)
 #define LRAID_IOC_INFO		_IOWR(LRAID_IOC_MAGIC, 0x04, struct lraid_ioc_info)
 
-/* Layout checks shared by module and tool (both include this header). */
-#define LRAID_UAPI_LAYOUT_CHECKS()						\
-	static_assert(sizeof(struct lraid_ioc_version) == 48);		\
-	static_assert(sizeof(struct lraid_ioc_create) == 64);		\
-	static_assert(sizeof(struct lraid_ioc_assemble) == 56);		\
-	static_assert(sizeof(struct lraid_ioc_stop) == 24);		\
-	static_assert(sizeof(struct lraid_ioc_member) == 24);		\
-	static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24)
-
 #endif /* _UAPI_LINUX_LRAID_H */

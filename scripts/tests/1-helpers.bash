@@ -96,6 +96,7 @@ lr_nullb() {
 # lr_loop SIZE_MB: sets LR_DEV=/dev/loopN backed by a sparse file
 lr_loop() {
 	local mb=$1 f l
+	modprobe -q loop 2>/dev/null
 	f=$(mktemp "$LR_TMP/loop.XXXXXX")
 	truncate -s "${mb}M" "$f"
 	l=$(losetup -f --show "$f") || lr_fail "losetup"

@@ -9,7 +9,7 @@ lr_setup
 
 lr_members loop 5 64
 m=("${LR_M[@]}")
-lr_loop 8
+lr_loop 1
 tiny=$LR_DEV
 for d in "${m[@]}" "$tiny"; do
 	dd if=/dev/urandom of="$d" bs=64k count=1 conv=fsync 2>/dev/null
