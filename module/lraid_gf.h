@@ -24,6 +24,9 @@
 #include <linux/types.h>
 #endif
 
+/* Most data blocks per stripe any operation accepts (RAID5, 32 members). */
+#define LRAID_GF_MAX_K	31
+
 /* Select the implementation: @force names one ("c", "avx2", "avx512",
  * "gfni") or is NULL/"" for automatic choice. Returns 0 or -ENODEV when the
  * forced one is not supported by this CPU (or unknown).

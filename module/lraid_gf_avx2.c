@@ -22,7 +22,7 @@
 #define GF_BLK	128
 
 typedef u8 gfv __attribute__((vector_size(GF_VW)));
-typedef signed char gfv_s __attribute__((vector_size(GF_VW)));
+typedef s8 gfv_s __attribute__((vector_size(GF_VW)));
 typedef char gfv_qi __attribute__((vector_size(GF_VW)));
 typedef u16 gfv_hi __attribute__((vector_size(GF_VW)));
 

@@ -63,6 +63,19 @@ static __always_inline gfv gf_mulc(const struct gf_mulc *m, gfv x)
 	return affine(x, m->m);
 }
 
+/* Multiply by any constant: its matrix in every lane (lraid_gf_simd.h). */
+#define GF_HAVE_MULM
+
+static __always_inline gfv gf_splatm(u64 m)
+{
+	return splat64(m);
+}
+
+static __always_inline gfv gf_mulm(gfv m, gfv x)
+{
+	return affine(x, m);
+}
+
 #include "lraid_gf_simd.h"
 
 const struct lraid_gf_impl lraid_gf_impl_gfni = {

@@ -24,7 +24,7 @@
 #define GF_NV	(GF_BLK / GF_VW)	/* vectors per unrolled step */
 #define GF_NV1	(64 / GF_VW)		/* vectors per 64-byte tail step */
 
-typedef gfv gfv_u __aligned(1) __attribute__((may_alias));
+typedef u8 gfv_u __attribute__((vector_size(GF_VW), may_alias)) __aligned(1);
 
 /*
  * Software prefetch for large blocks: with a dozen streams the hardware
@@ -202,6 +202,7 @@ static void simd_update_pq(unsigned int first, unsigned int n, size_t len,
 		upd_step(first, n, old, new, p, q, off, &scale, GF_NV1, false);
 }
 
+#ifndef GF_HAVE_MULM
 /*
  * Syndromes of the surviving data: wp = P ^ xor of survivors (if @p), wq =
  * sum g^i D_i over survivors (bit i of @lost set: D_i taken as zero).
@@ -314,12 +315,194 @@ static void simd_recov_data_q(unsigned int k, size_t len, void *const *data,
 		rq_step(k, data, fa, p, q, &c, off, GF_NV1, false);
 }
 
+#define GF_RECOV_2DATA	simd_recov_2data
+#define GF_RECOV_DATA_Q	simd_recov_data_q
+#else
+/*
+ * Recovery as one linear combination per output, for implementations where
+ * a multiply by any constant costs as little as a multiply by 2 (GFNI: one
+ * GF2P8AFFINEQB with the constant's matrix). Instead of Horner's rule,
+ * whose multiply-then-add chain runs through every source, each source is
+ * multiplied by its own coefficient, so the multiplies are independent and
+ * only XORs are chained:
+ *
+ *   x = t[0].s ^ ... ^ t[n - 1].s
+ *   y = t[0].m * t[0].s ^ ... ^ t[n - 1].m * t[n - 1].s ^ lm * ls
+ *   out1 = y, out2 = y ^ x
+ *
+ * Two data lost (a, b): t = survivors (m = ca ^ cb * g^i) and P (m = ca),
+ * ls = Q (lm = cb); out1 = Da, out2 = Db. Data a and P lost: t = survivors
+ * (m = g^(i - a)), ls = Q (lm = g^-a); out1 = Da, out2 = P.
+ */
+struct gf_term {
+	const void *s;
+	u64 m;
+};
+
+static __always_inline void lin_step(unsigned int n,
+				     const struct gf_term *t,
+				     const void *ls, gfv lm, void *out1,
+				     void *out2, size_t off, unsigned int nv,
+				     bool pref)
+{
+	gfv x[GF_NV], y[GF_NV], m;
+	unsigned int i, j;
+
+	m = gf_splatm(t[0].m);
+	pf(ls, off, pref);
+	pf(t[0].s, off, pref);
+#pragma GCC unroll 8
+	for (j = 0; j < nv; j++) {
+		x[j] = ldv(t[0].s, off + j * GF_VW);
+		y[j] = gf_mulm(lm, ldv(ls, off + j * GF_VW)) ^
+		       gf_mulm(m, x[j]);
+	}
+	/*
+	 * Two sources per iteration: the two XORs into each accumulator
+	 * become one three-input VPTERNLOG, which keeps the vector ALUs from
+	 * being the limit.
+	 */
+	for (i = 1; i + 1 < n; i += 2) {
+		const void *s0 = t[i].s, *s1 = t[i + 1].s;
+		gfv m1 = gf_splatm(t[i + 1].m);
+
+		m = gf_splatm(t[i].m);
+		pf(s0, off, pref);
+		pf(s1, off, pref);
+#pragma GCC unroll 8
+		for (j = 0; j < nv; j++) {
+			gfv d0 = ldv(s0, off + j * GF_VW);
+			gfv d1 = ldv(s1, off + j * GF_VW);
+
+			x[j] ^= d0 ^ d1;
+			y[j] ^= gf_mulm(m, d0) ^ gf_mulm(m1, d1);
+		}
+	}
+	if (i < n) {
+		const void *s = t[i].s;
+
+		m = gf_splatm(t[i].m);
+		pf(s, off, pref);
+#pragma GCC unroll 8
+		for (j = 0; j < nv; j++) {
+			gfv d = ldv(s, off + j * GF_VW);
+
+			x[j] ^= d;
+			y[j] ^= gf_mulm(m, d);
+		}
+	}
+#pragma GCC unroll 8
+	for (j = 0; j < nv; j++) {
+		stv(out1, off + j * GF_VW, y[j]);
+		stv(out2, off + j * GF_VW, y[j] ^ x[j]);
+	}
+}
+
+static __always_inline void lin_range(unsigned int n,
+				      const struct gf_term *t,
+				      const void *ls, gfv lm, void *out1,
+				      void *out2, size_t off, size_t end,
+				      bool pref)
+{
+	if (pref)
+		for (; off + GF_BLK <= end; off += GF_BLK)
+			lin_step(n, t, ls, lm, out1, out2, off, GF_NV, true);
+	for (; off + GF_BLK <= end; off += GF_BLK)
+		lin_step(n, t, ls, lm, out1, out2, off, GF_NV, false);
+	for (; off < end; off += 64)
+		lin_step(n, t, ls, lm, out1, out2, off, GF_NV1, false);
+}
+
+static void simd_lin(unsigned int n, size_t len, const struct gf_term *t,
+		     const void *ls, u64 lm, void *out1, void *out2)
+{
+	gfv m = gf_splatm(lm);
+	bool pref = len >= GF_PF_MIN;
+
+	/*
+	 * Few sources (small arrays, where the blocks stay in L1): a copy of
+	 * the loop per count, so the source loop is unrolled and the
+	 * pointers and matrices stay in registers.
+	 */
+	switch (n) {
+	case 1:
+		lin_range(1, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 2:
+		lin_range(2, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 3:
+		lin_range(3, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 4:
+		lin_range(4, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 5:
+		lin_range(5, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 6:
+		lin_range(6, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 7:
+		lin_range(7, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	case 8:
+		lin_range(8, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	default:
+		lin_range(n, t, ls, m, out1, out2, 0, len, pref);
+		break;
+	}
+}
+
+static void simd_lin_recov_2data(unsigned int k, size_t len,
+				 void *const *data, unsigned int fa,
+				 unsigned int fb, const void *p,
+				 const void *q)
+{
+	struct gf_term t[LRAID_GF_MAX_K];
+	unsigned int i, n = 0;
+	u8 ca, cb;
+
+	lraid_gf_2data_coef(fa, fb, &ca, &cb);
+	for (i = 0; i < k; i++) {
+		if (i == fa || i == fb)
+			continue;
+		t[n].s = data[i];
+		t[n++].m = lraid_gf_affine_tbl[ca ^ lraid_gf_mul(cb, lraid_gf_exp[i])];
+	}
+	t[n].s = p;
+	t[n++].m = lraid_gf_affine_tbl[ca];
+	simd_lin(n, len, t, q, lraid_gf_affine_tbl[cb], data[fa], data[fb]);
+}
+
+static void simd_lin_recov_data_q(unsigned int k, size_t len,
+				  void *const *data, unsigned int fa,
+				  void *p, const void *q)
+{
+	struct gf_term t[LRAID_GF_MAX_K];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < k; i++) {
+		if (i == fa)
+			continue;
+		t[n].s = data[i];
+		t[n++].m = lraid_gf_affine_tbl[lraid_gf_pow2((int)i - (int)fa)];
+	}
+	simd_lin(n, len, t, q, lraid_gf_affine_tbl[lraid_gf_pow2(-(int)fa)],
+		 data[fa], p);
+}
+
+#define GF_RECOV_2DATA	simd_lin_recov_2data
+#define GF_RECOV_DATA_Q	simd_lin_recov_data_q
+#endif /* GF_HAVE_MULM */
+
 #define LRAID_GF_SIMD_OPS			\
 	.simd = true,				\
 	.xor_gen = simd_xor_gen,		\
 	.gen_pq = simd_gen_pq,			\
 	.update_pq = simd_update_pq,		\
-	.recov_2data = simd_recov_2data,	\
-	.recov_data_q = simd_recov_data_q
+	.recov_2data = GF_RECOV_2DATA,		\
+	.recov_data_q = GF_RECOV_DATA_Q
 
 #endif /* LRAID_GF_SIMD_H */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+typedef int8_t s8;
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;

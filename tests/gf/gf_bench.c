@@ -461,6 +461,25 @@ static void verify(const char *who, void (*fn)(int))
 	}
 }
 
+/*
+ * Optional filters for quick runs: GF_BENCH_COLS (names of columns to
+ * measure, e.g. "gfni raid6"), GF_BENCH_OPS (op numbers 0-6, e.g. "46").
+ * Cells left out print "-".
+ */
+static bool want_col(const char *name)
+{
+	const char *f = getenv("GF_BENCH_COLS");
+
+	return !f || strstr(f, name);
+}
+
+static bool want_op(unsigned int op)
+{
+	const char *f = getenv("GF_BENCH_OPS");
+
+	return !f || strchr(f, '0' + op);
+}
+
 static void bench_case(unsigned int kk, size_t b, size_t pool_bytes)
 {
 	unsigned int i, op;
@@ -494,19 +513,28 @@ static void bench_case(unsigned int kk, size_t b, size_t pool_bytes)
 	for (op = 0; op < NOPS; op++) {
 		size_t bytes = op == OP_RMW1 ? b : k * b;
 
+		if (!want_op(op))
+			continue;
 		printf("%-15s", op_names[op]);
 		for (i = 0; lraid_gf_impls[i]; i++) {
 			im = lraid_gf_impls[i];
 			if (!lraid_gf_impl_supported(im, NULL))
 				continue;
+			if (!want_col(im->name)) {
+				printf(" %8s", "-");
+				continue;
+			}
 			lraid_gf_impl_begin(im);
 			printf(" %8.1f", measure(run_ours, op, bytes));
 			lraid_gf_impl_end(im);
 			fflush(stdout);
 		}
-		printf(" %8.1f", measure(run_isal, op, bytes));
+		if (want_col("isa-l"))
+			printf(" %8.1f", measure(run_isal, op, bytes));
+		else
+			printf(" %8s", "-");
 #ifdef HAVE_RAID6
-		if (raid6_has(op))
+		if (raid6_has(op) && want_col("raid6"))
 			printf(" %8.1f  (%s)", measure(run_raid6, op, bytes),
 			       op <= OP_RMW1 ? r6->name : r6r->name);
 		else
@@ -525,7 +553,8 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		cell_secs = atof(argv[1]);
 	CPU_ZERO(&set);
-	CPU_SET(0, &set);
+	CPU_SET(getenv("GF_BENCH_CPU") ? atoi(getenv("GF_BENCH_CPU")) : 0,
+		&set);
 	sched_setaffinity(0, sizeof(set), &set);
 	for (i = 0; lraid_gf_impls[i]; i++) {
 		const char *why = "";
