@@ -39,18 +39,21 @@ refuse "not a block device" create lraid0 --level 5 "${m[0]}" "${m[1]}" /dev/nul
 refuse "bad array name" create md0 --level 5 "${m[@]:0:3}"
 
 # a member in use: held open exclusively by another opener
-exec 9<"${m[2]}"
-python3 - "${m[2]}" <<'PY' &
+python3 - "${m[2]}" "$LR_TMP/held" <<'PY' &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
-time.sleep(5)
+open(sys.argv[2], "w").close()
+time.sleep(60)
 PY
 holder=$!
-sleep 1
+for _ in $(seq 100); do
+	[ -e "$LR_TMP/held" ] && break
+	sleep 0.2
+done
+[ -e "$LR_TMP/held" ] || lr_fail "could not hold ${m[2]}"
 refuse "member in use" create lraid0 --level 5 "${m[@]:0:3}"
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
-exec 9<&-
 
 refuse "stop of a missing array" stop lraid0
 refuse "detail of a missing array" detail lraid0
