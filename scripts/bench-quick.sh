@@ -12,6 +12,7 @@
 #   --runtime S      seconds per fio run (default 8), --ramp S (default 2)
 #   --rounds N       raw, md, lraid N times in turn, best kept (default 2)
 #   --md-threads N   md's group_thread_cnt (default 0, md's default)
+#   --lraid-params P lraid.ko parameters, e.g. "parity=avx2"
 #   --no-build       use the lraid.ko and lraidctl already built
 #
 # Results: a table on stdout, and results/bench-<time>-<N>cpu/ with
@@ -27,7 +28,7 @@ levels="5 6"
 benv=()
 
 usage() {
-	sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--runtime) benv+=("BENCH_RUNTIME=$2"); shift 2 ;;
 	--ramp) benv+=("BENCH_RAMP=$2"); shift 2 ;;
 	--rounds) benv+=("BENCH_ROUNDS=$2"); shift 2 ;;
+	--lraid-params) benv+=("BENCH_LRAID_PARAMS=$2"); shift 2 ;;
 	--md-threads) benv+=("BENCH_MD_THREADS=$2"); shift 2 ;;
 	--no-build) build=0; shift ;;
 	-h | --help) usage 0 ;;
@@ -66,7 +68,7 @@ mkdir -p "$out"
 	echo "host_cores=$(nproc)"
 	echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "lraid_commit=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- module 2>/dev/null || echo +dirty)"
-	echo "command=scripts/bench-quick.sh --cpus $cpus --mem $mem --kernel $kernel --levels '$levels' ${benv[*]}"
+	echo "command=scripts/bench-quick.sh --cpus $cpus --mem $mem --kernel $kernel --levels '$levels' ${benv[*]@Q}"
 } >"$out/host.txt"
 start=$(date +%s)
 # Other work on the host slows the guest: keep its load next to the numbers.

@@ -94,8 +94,10 @@ fio_run() {
 	# read IOPS, write IOPS, write MB/s (python is slow to start under TCG)
 	awk -F: '/"iops" :/ { v[++n] = $2 + 0 }
 		/"bw_bytes" :/ { b[++m] = $2 + 0 }
-		END { printf "   %s: read %.0f IOPS, write %.0f IOPS %.0f MB/s\n",
-			name, v[1], v[2], b[2] / 1e6 }' name="$name" "$out/fio/$name.json"
+		END { printf "   %s:", name
+			if (v[1]) printf " read %.0f IOPS %.0f MB/s", v[1], b[1] / 1e6
+			if (v[2]) printf " write %.0f IOPS %.0f MB/s", v[2], b[2] / 1e6
+			printf "\n" }' name="$name" "$out/fio/$name.json"
 }
 
 nullb_make() {
@@ -208,6 +210,7 @@ done
 	echo "engine=$ENGINE"
 	echo "md_group_thread_cnt=$md_threads"
 	echo "rounds=$rounds"
+	echo "lraid_params=${BENCH_LRAID_PARAMS:-}"
 	echo "fio=$(fio --version)"
 	echo "mdadm=$(mdadm --version 2>&1)"
 } >"$out/env.txt"
@@ -218,7 +221,8 @@ mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 modprobe -q raid456
 if [ -e /dev/lraid-control ] || {
 	modprobe -q libcrc32c 2>/dev/null || modprobe -q crc32c 2>/dev/null
-	insmod "$ko" >"$out/insmod.err" 2>&1
+	# shellcheck disable=SC2086 # BENCH_LRAID_PARAMS is a list of key=value
+	insmod "$ko" ${BENCH_LRAID_PARAMS:-} >"$out/insmod.err" 2>&1
 }; then
 	:
 else
