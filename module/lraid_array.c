@@ -431,7 +431,7 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs)
 		goto out_close;
 	}
 	newest = lraid_sb_newest(sbs, nr);
-	if (nr != sbs[newest].nr_members || fresh != (1u << nr) - 1 ||
+	if (nr != sbs[newest].nr_members || fresh != (u32)GENMASK(nr - 1, 0) ||
 	    sbs[newest].failed_mask) {
 		pr_warn_ratelimited("assemble: %u of %u members present and in sync; degraded assembly is not supported yet\n",
 				    hweight32(fresh), sbs[newest].nr_members);

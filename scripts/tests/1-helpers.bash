@@ -136,8 +136,10 @@ lr_fio() {
 		--verify=crc32c --verify_fatal=1 --do_verify=1 \
 		--output="$LR_TMP/fio.out" "$@" ||
 		{ cat "$LR_TMP/fio.out"; lr_fail "fio $name on $dev"; }
-	grep -q "err= 0" "$LR_TMP/fio.out" ||
-		{ cat "$LR_TMP/fio.out"; lr_fail "fio $name reported errors"; }
+	if grep -Eq "err= *[1-9]" "$LR_TMP/fio.out"; then
+		cat "$LR_TMP/fio.out"
+		lr_fail "fio $name reported errors"
+	fi
 }
 
 # lr_md_check LEVEL CHUNK_K SECTORS SHA MEMBERS...: assemble md over the
