@@ -39,6 +39,14 @@ fio_job() { # dev name extra-args... ; prints the one-line summary
 		--output-format=terse --terse-version=3 "$@" >"$work/$name.terse" ||
 		die "fio $name failed"
 }
+# The demo's data set: 128 MiB of 64 KiB random writes, crc32c per block.
+data_fio() { # out-file extra-args...
+	local out=$1
+	shift
+	run fio --name=write --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
+		--rw=randwrite --bs=64k --iodepth=16 --size=128M --verify=crc32c \
+		--verify_fatal=1 --randrepeat=1 --output="$work/$out" "$@"
+}
 iops() { # terse v3: field 8 read iops, field 49 write iops
 	awk -F';' -v f="$2" '{ print $f }' "$work/$1.terse"
 }
@@ -70,10 +78,7 @@ udevadm settle 2>/dev/null
 run "$ctl" detail lraid0
 
 step "Write 128 MiB with fio and verify it (crc32c)"
-run fio --name=write --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
-	--rw=randwrite --bs=64k --iodepth=16 --size=128M --verify=crc32c \
-	--verify_fatal=1 --do_verify=1 --randrepeat=1 --output="$work/write.out" ||
-	die "fio write/verify failed"
+data_fio write.out --do_verify=1 || die "fio write/verify failed"
 grep -E 'WRITE:|READ:|err=' "$work/write.out"
 echo "verified: all blocks read back with matching crc32c"
 
@@ -81,10 +86,7 @@ step "Fail a member and read the data back"
 if "$ctl" --help 2>&1 | grep -q ' fail '; then
 	run "$ctl" fail lraid0 "${members[2]}" || die "fail member"
 	run "$ctl" detail lraid0
-	run fio --name=write --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs=64k --iodepth=16 --size=128M --verify=crc32c \
-		--verify_fatal=1 --verify_only --randrepeat=1 \
-		--output="$work/verify.out" || die "degraded read-back failed"
+	data_fio verify.out --verify_only || die "degraded read-back failed"
 	grep -E 'READ:|err=' "$work/verify.out"
 	echo "degraded read-back: every block verified"
 else
@@ -94,10 +96,7 @@ else
 	run "$ctl" assemble lraid0 "${members[5]}" "${members[0]}" "${members[3]}" \
 		"${members[1]}" "${members[4]}" "${members[2]}" || die "assemble"
 	udevadm settle 2>/dev/null
-	run fio --name=write --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
-		--rw=randwrite --bs=64k --iodepth=16 --size=128M --verify=crc32c \
-		--verify_fatal=1 --verify_only --randrepeat=1 \
-		--output="$work/verify.out" || die "read-back after assemble failed"
+	data_fio verify.out --verify_only || die "read-back after assemble failed"
 	grep -E 'READ:|err=' "$work/verify.out"
 	echo "read-back after stop/assemble: every block verified"
 fi
