@@ -133,7 +133,7 @@ lr_fio() {
 	local dev=$1 name=$2
 	shift 2
 	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
-		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 --verify_state_save=0 \
 		--output="$LR_TMP/fio.out" "$@" ||
 		{ cat "$LR_TMP/fio.out"; lr_fail "fio $name on $dev"; }
 	if grep -Eq "err= *[1-9]" "$LR_TMP/fio.out"; then

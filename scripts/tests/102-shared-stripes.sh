@@ -19,7 +19,7 @@ shared() {
 			--zonesize="${z}k" --zoneskip=$((3 * z))k --size=6M "$@")
 	done
 	fio --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
-		--verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1 --verify_state_save=0 \
 		--output="$LR_TMP/fio.out" "${args[@]}" ||
 		{ cat "$LR_TMP/fio.out"; lr_fail "fio shared $*"; }
 	if grep -Eq "err= *[1-9]" "$LR_TMP/fio.out"; then
