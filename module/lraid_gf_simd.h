@@ -31,7 +31,7 @@ typedef u8 gfv_u __attribute__((vector_size(GF_VW), may_alias)) __aligned(1);
  * prefetchers alone leave DRAM bandwidth unused. Hot 4 KiB blocks go
  * without (@pref false), where it only costs issue slots.
  */
-#define GF_PF		1024
+#define GF_PF		512
 #define GF_PF_MIN	(64 * 1024)
 
 static __always_inline void pf(const void *base, size_t off, bool pref)
@@ -55,9 +55,35 @@ static __always_inline void stv(void *base, size_t off, gfv v)
 	*(gfv_u *)((u8 *)base + off) = v;
 }
 
+/*
+ * Non-temporal store of one vector to a GF_VW-aligned address: parity of
+ * large blocks is written once and not read back by the CPU (it goes to
+ * disk), so it bypasses the caches instead of evicting the data being
+ * read and paying a read-for-ownership per line. The caller ends the
+ * operation with nt_fence(), so the stores are globally visible before
+ * the buffer is handed on (e.g. to a DMA engine).
+ */
+static __always_inline void stv_nt(void *base, size_t off, gfv v)
+{
+	asm volatile("vmovntdq %1, %0"
+		     : "=m" (*(gfv_u *)((u8 *)base + off)) : "v" (v));
+}
+
+static __always_inline void nt_fence(void)
+{
+	asm volatile("sfence" : : : "memory");
+}
+
+/* Large blocks with the destinations aligned get non-temporal stores. */
+static __always_inline bool use_nt(size_t len, const void *a, const void *b)
+{
+	return len >= GF_PF_MIN &&
+	       !(((unsigned long)a | (unsigned long)b) & (GF_VW - 1));
+}
+
 static __always_inline void xor_step(unsigned int n, void *const *src,
 				     void *dst, size_t off, unsigned int nv,
-				     bool pref)
+				     bool pref, bool nt)
 {
 	gfv w[GF_NV];
 	unsigned int i, j;
@@ -75,8 +101,12 @@ static __always_inline void xor_step(unsigned int n, void *const *src,
 			w[j] ^= ldv(s, off + j * GF_VW);
 	}
 #pragma GCC unroll 8
-	for (j = 0; j < nv; j++)
-		stv(dst, off + j * GF_VW, w[j]);
+	for (j = 0; j < nv; j++) {
+		if (nt)
+			stv_nt(dst, off + j * GF_VW, w[j]);
+		else
+			stv(dst, off + j * GF_VW, w[j]);
+	}
 }
 
 static void simd_xor_gen(unsigned int n, size_t len, void *const *src,
@@ -84,18 +114,26 @@ static void simd_xor_gen(unsigned int n, size_t len, void *const *src,
 {
 	size_t off = 0;
 
+	if (use_nt(len, dst, dst)) {
+		for (; off + GF_BLK <= len; off += GF_BLK)
+			xor_step(n, src, dst, off, GF_NV, true, true);
+		for (; off < len; off += 64)
+			xor_step(n, src, dst, off, GF_NV1, false, true);
+		nt_fence();
+		return;
+	}
 	if (len >= GF_PF_MIN)
 		for (; off + GF_BLK <= len; off += GF_BLK)
-			xor_step(n, src, dst, off, GF_NV, true);
+			xor_step(n, src, dst, off, GF_NV, true, false);
 	for (; off + GF_BLK <= len; off += GF_BLK)
-		xor_step(n, src, dst, off, GF_NV, false);
+		xor_step(n, src, dst, off, GF_NV, false, false);
 	for (; off < len; off += 64)
-		xor_step(n, src, dst, off, GF_NV1, false);
+		xor_step(n, src, dst, off, GF_NV1, false, false);
 }
 
 static __always_inline void pq_step(unsigned int k, void *const *data,
 				    void *p, void *q, size_t off,
-				    unsigned int nv, bool pref)
+				    unsigned int nv, bool pref, bool nt)
 {
 	gfv wp[GF_NV], wq[GF_NV], d;
 	unsigned int j;
@@ -120,24 +158,39 @@ static __always_inline void pq_step(unsigned int k, void *const *data,
 	}
 #pragma GCC unroll 8
 	for (j = 0; j < nv; j++) {
-		stv(p, off + j * GF_VW, wp[j]);
-		stv(q, off + j * GF_VW, wq[j]);
+		if (nt) {
+			stv_nt(p, off + j * GF_VW, wp[j]);
+			stv_nt(q, off + j * GF_VW, wq[j]);
+		} else {
+			stv(p, off + j * GF_VW, wp[j]);
+			stv(q, off + j * GF_VW, wq[j]);
+		}
 	}
 }
 
+#ifndef GF_HAVE_MULM
 static void simd_gen_pq(unsigned int k, size_t len, void *const *data,
 			void *p, void *q)
 {
 	size_t off = 0;
 
+	if (use_nt(len, p, q)) {
+		for (; off + GF_BLK <= len; off += GF_BLK)
+			pq_step(k, data, p, q, off, GF_NV, true, true);
+		for (; off < len; off += 64)
+			pq_step(k, data, p, q, off, GF_NV1, false, true);
+		nt_fence();
+		return;
+	}
 	if (len >= GF_PF_MIN)
 		for (; off + GF_BLK <= len; off += GF_BLK)
-			pq_step(k, data, p, q, off, GF_NV, true);
+			pq_step(k, data, p, q, off, GF_NV, true, false);
 	for (; off + GF_BLK <= len; off += GF_BLK)
-		pq_step(k, data, p, q, off, GF_NV, false);
+		pq_step(k, data, p, q, off, GF_NV, false, false);
 	for (; off < len; off += 64)
-		pq_step(k, data, p, q, off, GF_NV1, false);
+		pq_step(k, data, p, q, off, GF_NV1, false, false);
 }
+#endif
 
 /* P ^= sum(old ^ new), Q ^= g^first * sum g^j (old_j ^ new_j). */
 static __always_inline void upd_step(unsigned int first, unsigned int n,
@@ -315,6 +368,7 @@ static void simd_recov_data_q(unsigned int k, size_t len, void *const *data,
 		rq_step(k, data, fa, p, q, &c, off, GF_NV1, false);
 }
 
+#define GF_GEN_PQ	simd_gen_pq
 #define GF_RECOV_2DATA	simd_recov_2data
 #define GF_RECOV_DATA_Q	simd_recov_data_q
 #else
@@ -343,19 +397,21 @@ static __always_inline void lin_step(unsigned int n,
 				     const struct gf_term *t,
 				     const void *ls, gfv lm, void *out1,
 				     void *out2, size_t off, unsigned int nv,
-				     bool pref)
+				     bool pref, bool nt, bool gen)
 {
 	gfv x[GF_NV], y[GF_NV], m;
 	unsigned int i, j;
 
 	m = gf_splatm(t[0].m);
-	pf(ls, off, pref);
+	if (!gen)
+		pf(ls, off, pref);
 	pf(t[0].s, off, pref);
 #pragma GCC unroll 8
 	for (j = 0; j < nv; j++) {
 		x[j] = ldv(t[0].s, off + j * GF_VW);
-		y[j] = gf_mulm(lm, ldv(ls, off + j * GF_VW)) ^
-		       gf_mulm(m, x[j]);
+		y[j] = gf_mulm(m, x[j]);
+		if (!gen)
+			y[j] ^= gf_mulm(lm, ldv(ls, off + j * GF_VW));
 	}
 	/*
 	 * Two sources per iteration: the two XORs into each accumulator
@@ -393,8 +449,15 @@ static __always_inline void lin_step(unsigned int n,
 	}
 #pragma GCC unroll 8
 	for (j = 0; j < nv; j++) {
-		stv(out1, off + j * GF_VW, y[j]);
-		stv(out2, off + j * GF_VW, y[j] ^ x[j]);
+		if (!gen)
+			x[j] ^= y[j];
+		if (nt) {
+			stv_nt(out1, off + j * GF_VW, y[j]);
+			stv_nt(out2, off + j * GF_VW, x[j]);
+		} else {
+			stv(out1, off + j * GF_VW, y[j]);
+			stv(out2, off + j * GF_VW, x[j]);
+		}
 	}
 }
 
@@ -402,22 +465,32 @@ static __always_inline void lin_range(unsigned int n,
 				      const struct gf_term *t,
 				      const void *ls, gfv lm, void *out1,
 				      void *out2, size_t off, size_t end,
-				      bool pref)
+				      bool pref, bool nt, bool gen)
 {
 	if (pref)
 		for (; off + GF_BLK <= end; off += GF_BLK)
-			lin_step(n, t, ls, lm, out1, out2, off, GF_NV, true);
+			lin_step(n, t, ls, lm, out1, out2, off, GF_NV, true,
+				 nt, gen);
 	for (; off + GF_BLK <= end; off += GF_BLK)
-		lin_step(n, t, ls, lm, out1, out2, off, GF_NV, false);
+		lin_step(n, t, ls, lm, out1, out2, off, GF_NV, false, nt,
+			 gen);
 	for (; off < end; off += 64)
-		lin_step(n, t, ls, lm, out1, out2, off, GF_NV1, false);
+		lin_step(n, t, ls, lm, out1, out2, off, GF_NV1, false, nt,
+			 gen);
 }
 
-static void simd_lin(unsigned int n, size_t len, const struct gf_term *t,
-		     const void *ls, u64 lm, void *out1, void *out2)
+static __always_inline void lin_all(unsigned int n, size_t len,
+				    const struct gf_term *t, const void *ls,
+				    u64 lm, void *out1, void *out2, bool gen)
 {
 	gfv m = gf_splatm(lm);
 	bool pref = len >= GF_PF_MIN;
+
+	if (use_nt(len, out1, out2)) {
+		lin_range(n, t, ls, m, out1, out2, 0, len, true, true, gen);
+		nt_fence();
+		return;
+	}
 
 	/*
 	 * Few sources (small arrays, where the blocks stay in L1): a copy of
@@ -426,33 +499,53 @@ static void simd_lin(unsigned int n, size_t len, const struct gf_term *t,
 	 */
 	switch (n) {
 	case 1:
-		lin_range(1, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(1, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 2:
-		lin_range(2, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(2, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 3:
-		lin_range(3, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(3, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 4:
-		lin_range(4, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(4, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 5:
-		lin_range(5, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(5, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 6:
-		lin_range(6, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(6, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 7:
-		lin_range(7, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(7, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	case 8:
-		lin_range(8, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(8, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	default:
-		lin_range(n, t, ls, m, out1, out2, 0, len, pref);
+		lin_range(n, t, ls, m, out1, out2, 0, len, pref, false, gen);
 		break;
 	}
+}
+
+/* Recovery: out1 = y, out2 = y ^ x, with the extra source @ls. */
+static void simd_lin(unsigned int n, size_t len, const struct gf_term *t,
+		     const void *ls, u64 lm, void *out1, void *out2)
+{
+	lin_all(n, len, t, ls, lm, out1, out2, false);
+}
+
+static void simd_lin_gen_pq(unsigned int k, size_t len, void *const *data,
+			    void *p, void *q)
+{
+	struct gf_term t[LRAID_GF_MAX_K];
+	unsigned int i;
+
+	for (i = 0; i < k; i++) {
+		t[i].s = data[i];
+		t[i].m = lraid_gf_affine_tbl[lraid_gf_exp[i]];
+	}
+	lin_all(k, len, t, NULL, 0, q, p, true);
 }
 
 static void simd_lin_recov_2data(unsigned int k, size_t len,
@@ -493,6 +586,7 @@ static void simd_lin_recov_data_q(unsigned int k, size_t len,
 		 data[fa], p);
 }
 
+#define GF_GEN_PQ	simd_lin_gen_pq
 #define GF_RECOV_2DATA	simd_lin_recov_2data
 #define GF_RECOV_DATA_Q	simd_lin_recov_data_q
 #endif /* GF_HAVE_MULM */
@@ -500,7 +594,7 @@ static void simd_lin_recov_data_q(unsigned int k, size_t len,
 #define LRAID_GF_SIMD_OPS			\
 	.simd = true,				\
 	.xor_gen = simd_xor_gen,		\
-	.gen_pq = simd_gen_pq,			\
+	.gen_pq = GF_GEN_PQ,			\
 	.update_pq = simd_update_pq,		\
 	.recov_2data = GF_RECOV_2DATA,		\
 	.recov_data_q = GF_RECOV_DATA_Q

@@ -132,8 +132,13 @@ struct stripe {
 	void *dp[MAXK];
 };
 
+/* Set while building stripes that must take the aligned-only paths. */
+static bool aligned_only;
+
 static unsigned int rnd_off(void)
 {
+	if (aligned_only)
+		return 64 * (rnd() % 2);
 	/* Mostly aligned (the kernel case), sometimes any byte offset. */
 	switch (rnd() % 4) {
 	case 0:
@@ -234,11 +239,17 @@ static bool check_gen(const struct lraid_gf_impl *im, unsigned int trials)
 	while (trials--) {
 		struct stripe s;
 		unsigned int k = rnd_range(2, 30);
-		size_t len = rnd_len(trials % 8 ? 8192 : 65536);
+		/* every 8th: 64 KiB or more, the prefetch and streaming-store
+		 * paths (taken when the outputs are 64-byte aligned)
+		 */
+		size_t len = trials % 8 ? rnd_len(8192) :
+			     65536 + rnd_len(196608);
 		u8 *rp = malloc(len), *rq = malloc(len);
 		u8 *ip = malloc(len), *iq = malloc(len);
 
+		aligned_only = trials % 16 == 0;
 		stripe_init(&s, k, len);
+		aligned_only = false;
 		ref_pq(k, len, (u8 *const *)s.dp, rp, rq);
 		isal_pq(k, len, s.dp, ip, iq);
 		if (memcmp(rp, ip, len) || memcmp(rq, iq, len)) {
@@ -411,8 +422,14 @@ static bool check_recov(const struct lraid_gf_impl *im, unsigned int trials)
 	/* every k with a short block, then random k and lengths */
 	for (k = 2; k <= 30; k++)
 		ok = check_recov_stripe(im, k, 512) && ok;
-	while (trials--)
+	while (trials--) {
 		ok = check_recov_stripe(im, rnd_range(2, 30), rnd_len(4096)) && ok;
+		/* large aligned blocks: prefetch and streaming-store paths */
+		aligned_only = true;
+		ok = check_recov_stripe(im, rnd_range(2, 8),
+					65536 + rnd_len(131072)) && ok;
+		aligned_only = false;
+	}
 	return ok;
 }
 
