@@ -36,6 +36,9 @@ cleanup() {
 trap cleanup EXIT
 
 command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
+# Kernel symbols for perf.
+echo 0 >/proc/sys/kernel/kptr_restrict
+echo -1 >/proc/sys/kernel/perf_event_paranoid
 modprobe -q null_blk nr_devices=0
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 m=()
@@ -82,8 +85,12 @@ sleep 4
 perf record -q -a -g -F 499 -o "$out/perf.data" -- sleep 6 2>/dev/null
 wait "$fiopid"
 grep -E 'IOPS|BW' "$out/fio.txt" | head -2
-perf report -q -i "$out/perf.data" --no-children --sort sym \
-	--percent-limit 1.5 -g none 2>/dev/null | head -40 | tee "$out/top.txt"
+# Idle time (swapper) says how much of the guest waited rather than worked.
+perf report -q -i "$out/perf.data" --no-children --sort comm \
+	-g none 2>/dev/null | head -12 | tee "$out/comm.txt"
+perf report -q -i "$out/perf.data" --no-children --sort comm,sym \
+	--percent-limit 0.7 -g none 2>/dev/null | grep -v swapper |
+	head -40 | tee "$out/top.txt"
 if [ "$what" = lraid ]; then
 	"$lraidctl" stop lraid0
 	for x in "${m[@]}"; do
