@@ -187,6 +187,10 @@ def main(d):
                % env.get("rounds", "?"))
     out.append("raw = fio on the members (randwrite: 50/50 randrw, read+write "
                "IOPS); ceiling = raw, randwrite raw/4 (RAID5) or raw/6 (RAID6)")
+    if any((r["lraid_ceiling"] or 0) > 1 or (r["md_ceiling"] or 0) > 1
+           for r in rows):
+        out.append("note: a ratio above 1.00 of the ceiling means the raw run "
+                   "was slowed by other load (compare the rounds)")
     if pmb:
         out.append("parity limit (lraid gen_pq self-test, one CPU): %.0f MB/s"
                    % pmb)
