@@ -79,6 +79,12 @@ refuse "same member twice" assemble lraid1 "${m[0]}" "${m[1]}" "${m[1]}"
 LR_ARRAYS+=(lraid1)
 refuse "member of a running array" create lraid3 --level 5 "${m[0]}" "${m[3]}" "${m[4]}"
 refuse "array number in use" assemble lraid1 "${m[3]}" "${m[4]}" "${m[5]}"
+exec 8</dev/lraid1
+if out=$("$LRAIDCTL" stop lraid1 2>&1); then
+	lr_fail "stop of an open array accepted"
+fi
+echo "ok: stop of an open array: $out"
+exec 8<&-
 "$LRAIDCTL" stop lraid1 || lr_fail stop
 
 # the control ABI itself: reserved fields, unknown flags, short structs
