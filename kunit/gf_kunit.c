@@ -169,28 +169,29 @@ static const struct lraid_gf_impl *gf_param_impl(struct kunit *test)
 static void gf_kat_pq(struct kunit *test)
 {
 	const struct lraid_gf_impl *im = gf_param_impl(test);
-	struct gf_bufs s;
+	struct gf_bufs *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	void *d[KMAX], *old[KMAX], *new[KMAX];
 	unsigned int t, i, b;
 
-	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, &s, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, s, NULL), 0);
 	for (t = 0; t < ARRAY_SIZE(gf_kats); t++) {
 		const struct gf_kat *v = &gf_kats[t];
-		u8 *p = s.b[2 * KMAX], *q = s.b[2 * KMAX + 1];
+		u8 *p = s->b[2 * KMAX], *q = s->b[2 * KMAX + 1];
 
 		for (i = 0; i < v->k; i++) {
-			d[i] = s.b[i];
+			d[i] = s->b[i];
 			for (b = 0; b < v->len; b++)
-				s.b[i][b] = kat_fill(i, b);
+				s->b[i][b] = kat_fill(i, b);
 		}
 		lraid_gf_impl_begin(im);
 		im->gen_pq(v->k, v->len, d, p, q);
 		lraid_gf_impl_end(im);
 		for (i = 0; i < v->n; i++) {
 			old[i] = d[v->first + i];
-			new[i] = s.b[KMAX + i];
+			new[i] = s->b[KMAX + i];
 			for (b = 0; b < v->len; b++)
-				s.b[KMAX + i][b] = kat_fill(v->first + i + 100, b);
+				s->b[KMAX + i][b] = kat_fill(v->first + i + 100, b);
 		}
 		if (v->n) {
 			lraid_gf_impl_begin(im);
@@ -212,7 +213,7 @@ static void gf_random_gen(struct kunit *test)
 {
 	const struct lraid_gf_impl *im = gf_param_impl(test);
 	const struct lraid_gf_impl *c = &lraid_gf_impl_c;
-	struct gf_bufs s;
+	struct gf_bufs *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct rnd_state rs;
 	void *d[KMAX], *old[KMAX], *new[KMAX];
 	unsigned int t, i, k, first, n;
@@ -220,17 +221,18 @@ static void gf_random_gen(struct kunit *test)
 	u8 *p, *q, *cp, *cq;
 
 	prandom_seed_state(&rs, 0x6c72616964ULL);
-	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, &s, &rs), 0);
-	p = s.b[2 * KMAX];
-	q = s.b[2 * KMAX + 1];
-	cp = s.b[2 * KMAX + 2];
-	cq = s.b[2 * KMAX + 3];
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, s, &rs), 0);
+	p = s->b[2 * KMAX];
+	q = s->b[2 * KMAX + 1];
+	cp = s->b[2 * KMAX + 2];
+	cq = s->b[2 * KMAX + 3];
 	for (t = 0; t < 40; t++) {
 		k = 2 + prandom_u32_state(&rs) % (KMAX - 1);
 		len = 64 * (8 + prandom_u32_state(&rs) % (LMAX / 64 - 7));
 		for (i = 0; i < k; i++) {
-			d[i] = s.b[i];
-			fill_rand(&rs, s.b[i], len);
+			d[i] = s->b[i];
+			fill_rand(&rs, s->b[i], len);
 		}
 		lraid_gf_impl_begin(im);
 		im->gen_pq(k, len, d, p, q);
@@ -251,8 +253,8 @@ static void gf_random_gen(struct kunit *test)
 		memcpy(q, cq, len);
 		for (i = 0; i < n; i++) {
 			old[i] = d[first + i];
-			new[i] = s.b[KMAX + i];
-			fill_rand(&rs, s.b[KMAX + i], len);
+			new[i] = s->b[KMAX + i];
+			fill_rand(&rs, s->b[KMAX + i], len);
 		}
 		lraid_gf_impl_begin(im);
 		lraid_gf_impl_update_pq(im, first, n, len, old, new, p,
@@ -272,7 +274,7 @@ static void gf_random_gen(struct kunit *test)
 static void gf_random_recov(struct kunit *test)
 {
 	const struct lraid_gf_impl *im = gf_param_impl(test);
-	struct gf_bufs s;
+	struct gf_bufs *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct rnd_state rs;
 	void *d[KMAX], *w[KMAX];
 	unsigned int t, i, k, fa, fb;
@@ -280,18 +282,19 @@ static void gf_random_recov(struct kunit *test)
 	u8 *p, *q, *x, *y, *xp;
 
 	prandom_seed_state(&rs, 0x7265636f76ULL);
-	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, &s, &rs), 0);
-	p = s.b[2 * KMAX];
-	q = s.b[2 * KMAX + 1];
-	x = s.b[2 * KMAX + 2];
-	y = s.b[2 * KMAX + 3];
-	xp = s.b[2 * KMAX + 4];
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, s, &rs), 0);
+	p = s->b[2 * KMAX];
+	q = s->b[2 * KMAX + 1];
+	x = s->b[2 * KMAX + 2];
+	y = s->b[2 * KMAX + 3];
+	xp = s->b[2 * KMAX + 4];
 	for (t = 0; t < 4; t++) {
 		k = t ? 2 + prandom_u32_state(&rs) % (KMAX - 1) : KMAX;
 		len = 64 * (8 + prandom_u32_state(&rs) % 9);
 		for (i = 0; i < k; i++) {
-			d[i] = s.b[i];
-			fill_rand(&rs, s.b[i], len);
+			d[i] = s->b[i];
+			fill_rand(&rs, s->b[i], len);
 		}
 		lraid_gf_impl_c.gen_pq(k, len, d, p, q);
 		for (fa = 0; fa < k; fa++) {
