@@ -555,14 +555,19 @@ static void simd_lin_recov_2data(unsigned int k, size_t len,
 {
 	struct gf_term t[LRAID_GF_MAX_K];
 	unsigned int i, n = 0;
+	unsigned int lcb;
 	u8 ca, cb;
 
 	lraid_gf_2data_coef(fa, fb, &ca, &cb);
+	/* cb * g^i = g^(log cb + i); k <= 31 keeps the exponent below 2 * 255 */
+	lcb = lraid_gf_log[cb];
 	for (i = 0; i < k; i++) {
+		unsigned int e = lcb + i;
+
 		if (i == fa || i == fb)
 			continue;
 		t[n].s = data[i];
-		t[n++].m = lraid_gf_affine_tbl[ca ^ lraid_gf_mul(cb, lraid_gf_exp[i])];
+		t[n++].m = lraid_gf_affine_tbl[ca ^ lraid_gf_exp[e < 255 ? e : e - 255]];
 	}
 	t[n].s = p;
 	t[n++].m = lraid_gf_affine_tbl[ca];
@@ -577,10 +582,13 @@ static void simd_lin_recov_data_q(unsigned int k, size_t len,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < k; i++) {
+		/* g^(i - fa), i and fa < 255 */
+		unsigned int e = i + 255 - fa;
+
 		if (i == fa)
 			continue;
 		t[n].s = data[i];
-		t[n++].m = lraid_gf_affine_tbl[lraid_gf_pow2((int)i - (int)fa)];
+		t[n++].m = lraid_gf_affine_tbl[lraid_gf_exp[e < 255 ? e : e - 255]];
 	}
 	simd_lin(n, len, t, q, lraid_gf_affine_tbl[lraid_gf_pow2(-(int)fa)],
 		 data[fa], p);
