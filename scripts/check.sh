@@ -7,6 +7,7 @@
 #   scripts/check.sh [--debug] [--quick]
 #     --debug   KUnit and scenarios on the debug kernel (KASAN, lockdep, ...)
 #     --quick   scenarios on stock 6.12 only (no 6.1, no md cross-check)
+#     --full    every scenario combination (LRAID_TEST_LEVEL=full), slow
 #   LRAID_CHECK_STAGES="setup build lint user kunit scenarios md" picks stages.
 set -uo pipefail
 
@@ -18,8 +19,9 @@ for a in "$@"; do
 	case $a in
 	--debug) debug=1 ;;
 	--quick) quick=1 ;;
+	--full) export LRAID_TEST_LEVEL=full ;;
 	*)
-		echo "usage: $0 [--debug] [--quick]" >&2
+		echo "usage: $0 [--debug] [--quick] [--full]" >&2
 		exit 2
 		;;
 	esac
@@ -94,7 +96,8 @@ kunit_stage() {
 
 scenario_stage() { # kernel kind
 	scripts/build-for "$1" >/dev/null || return 1
-	scripts/vm-run --kernel "$1" --mem 3G -- scripts/guest/scenarios.sh
+	scripts/vm-run --kernel "$1" --mem 3G -- \
+		env LRAID_TEST_LEVEL="${LRAID_TEST_LEVEL:-quick}" scripts/guest/scenarios.sh
 }
 
 want setup && stage setup scripts/setup.sh

@@ -11,6 +11,8 @@ top=${LRAID_ROOT:?run me through scripts/vm-run}
 kd=${LRAID_KDIR:?}
 export LRAIDCTL=${LRAIDCTL:-$top/tools/lraidctl}
 export LRAID_KO=${LRAID_KO:-$kd/module/lraid.ko}
+# quick: the covering set `make check` runs; full: every combination.
+export LRAID_TEST_LEVEL=${LRAID_TEST_LEVEL:-quick}
 limit=${LRAID_TEST_TIMEOUT:-900}
 bad='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked for more than|general protection fault|Oops|kernel BUG|soft lockup|hard LOCKUP'
 
