@@ -12,7 +12,7 @@
 KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
 
-.PHONY: all module tools clean setup compat lint check check-debug demo \
+.PHONY: all module tools clean setup compat lint check check-debug check-full demo \
 	kunit test-kernel bench-gf bench-quick bench help
 
 all: module tools
@@ -44,6 +44,9 @@ check:
 check-debug:
 	scripts/check.sh --debug
 
+check-full:
+	scripts/check.sh --full
+
 demo:
 	scripts/demo.sh
 
@@ -67,6 +70,7 @@ help:
 	@echo "make check      set up, build for 6.1 and 6.12, lint, userspace tests,"
 	@echo "                KUnit in the test kernel, QEMU scenarios on 6.12 and 6.1"
 	@echo "make check-debug  the same on the debug kernel (KASAN, lockdep, kmemleak)"
+	@echo "make check-full   every scenario combination and the geometry-vs-md images"
 	@echo "make demo       boot QEMU on Debian's 6.12 and show lraid serving an array"
 	@echo "make compat     build for Debian's 6.1 and 6.12 headers, warnings fatal"
 	@echo "make lint       sparse, checkpatch --strict, shellcheck"
