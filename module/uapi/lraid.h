@@ -14,6 +14,7 @@
 #ifndef _UAPI_LINUX_LRAID_H
 #define _UAPI_LINUX_LRAID_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -26,9 +27,9 @@
 #define LRAID_MAX_ARRAYS	256
 
 /* Features reported by LRAID_IOC_VERSION. */
-#define LRAID_FEAT_RAID5	(1ULL << 0)
-#define LRAID_FEAT_RAID6	(1ULL << 1)
-#define LRAID_FEAT_DISCARD	(1ULL << 2)
+#define LRAID_FEAT_RAID5	_BITULL(0)
+#define LRAID_FEAT_RAID6	_BITULL(1)
+#define LRAID_FEAT_DISCARD	_BITULL(2)
 
 struct lraid_ioc_version {
 	__u32 major;		/* out: LRAID_ABI_MAJOR */
@@ -38,7 +39,7 @@ struct lraid_ioc_version {
 };
 
 /* lraid_ioc_create.flags */
-#define LRAID_CREATE_ASSUME_CLEAN	(1U << 0)
+#define LRAID_CREATE_ASSUME_CLEAN	_BITUL(0)
 #define LRAID_CREATE_FLAGS		LRAID_CREATE_ASSUME_CLEAN
 
 struct lraid_ioc_create {
