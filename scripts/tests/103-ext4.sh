@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# quick-kernels: stock-6.12 debug
 # A filesystem on lraid: mkfs.ext4, copy a file tree in, compare, fsck,
 # fstrim, remount after stop/assemble and compare again (RAID5 and RAID6
 # on loop members, which support discard).
