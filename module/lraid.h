@@ -14,6 +14,9 @@
  *          control path (create/assemble/stop) under lraid_ctl_mutex.
  *          a->active (percpu_ref) counts I/O in flight; stop kills it and
  *          waits for zero after del_gendisk() has cut off new bios.
+ *          a->failed (roles marked failed) only ever gains bits, under
+ *          lraid_ctl_mutex, published with WRITE_ONCE; the I/O path
+ *          samples it with READ_ONCE (see "Degraded mode" in design.rst).
  *
  * Reads:   owned by the submitting CPU. A healthy read is cloned per chunk
  *          piece and sent to the member straight from submit_bio: no lock,
@@ -80,6 +83,7 @@ struct lraid_member {
 
 /* lraid_wreq.flags */
 #define LRAID_WREQ_ZERO		BIT(0)	/* write zeroes, no bio data */
+#define LRAID_WREQ_READ		BIT(1)	/* degraded read: reconstruct */
 
 /* One write piece: the part of @bio inside one window of one stripe. */
 struct lraid_wreq {
@@ -116,6 +120,7 @@ struct lraid_op {
 	atomic_t pending;
 	blk_status_t status;
 	u8 phase;
+	u32 failed;			/* a->failed when the op started */
 	struct lraid_plan plan;
 	/* per member buffer pages over the window, NULL when unused */
 	struct page *pages[LRAID_MAX_MEMBERS][LRAID_WIN_PAGES];
@@ -151,6 +156,12 @@ struct lraid_array {
 	u64 bitmap_sectors;
 	u64 bitmap_region_sectors;
 	struct lraid_member members[LRAID_MAX_MEMBERS];
+	/*
+	 * Roles marked failed (bit r: role r). Only set, under
+	 * lraid_ctl_mutex; the I/O path reads it once per bio or op with
+	 * READ_ONCE and sends nothing to a failed member.
+	 */
+	u32 failed;
 
 	struct bio_set clone_bs;	/* clones of caller bios */
 	struct bio_set io_bs;		/* worker bios with bvecs */
@@ -188,6 +199,7 @@ struct lraid_create_args {
 int lraid_array_create(const struct lraid_create_args *args);
 int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs);
 int lraid_array_stop(int index);
+int lraid_array_fail(int index, dev_t dev);
 struct lraid_array *lraid_array_get(int index);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 

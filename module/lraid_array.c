@@ -120,9 +120,10 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->bitmap_offset = a->bitmap_offset;
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
+	sb->failed_mask = a->failed;
 }
 
-/* Write every member's superblock from the array state (FUA). */
+/* Write every surviving member's superblock from the array state (FUA). */
 static int lraid_sb_write_all(struct lraid_array *a)
 {
 	struct lraid_sb_info *sb;
@@ -137,6 +138,8 @@ static int lraid_sb_write_all(struct lraid_array *a)
 		goto out;
 	}
 	for (i = 0; i < a->geom.nr_members; i++) {
+		if (a->failed & BIT(i))
+			continue;
 		lraid_sb_fill(a, sb, i);
 		lraid_sb_encode(sb, page_address(page));
 		ret = lraid_sb_io(a->members[i].b.bdev, page,
@@ -526,6 +529,58 @@ int lraid_array_stop(int index)
 	} else {
 		lraid_array_teardown(a);
 	}
+	mutex_unlock(&lraid_ctl_mutex);
+	return ret;
+}
+
+/*
+ * Mark the member @dev failed. The new mask is published with WRITE_ONCE:
+ * bios and ops that sampled the old mask may still send I/O to the member,
+ * which is harmless (an administrative fail leaves the device working, and
+ * windows are serialized, so an op started later sees every earlier write
+ * in the survivors' parity). The survivors' superblocks record the set.
+ */
+int lraid_array_fail(int index, dev_t dev)
+{
+	struct lraid_array *a;
+	unsigned int i, tolerate;
+	u32 mask;
+	int ret = 0;
+
+	mutex_lock(&lraid_ctl_mutex);
+	a = lraid_arrays[index];
+	if (!a) {
+		ret = -ENODEV;
+		goto out;
+	}
+	for (i = 0; i < a->geom.nr_members; i++)
+		if (a->members[i].dev == dev)
+			break;
+	if (i == a->geom.nr_members) {
+		pr_warn_ratelimited("lraid%d: fail: %u:%u is not a member\n",
+				    index, MAJOR(dev), MINOR(dev));
+		ret = -ENODEV;
+		goto out;
+	}
+	if (a->failed & BIT(i))
+		goto out;
+	tolerate = a->geom.level == 6 ? 2 : 1;
+	mask = a->failed | BIT(i);
+	if (hweight32(mask) > tolerate) {
+		pr_warn_ratelimited("lraid%d: not failing %pg: RAID%u survives at most %u failed member%s\n",
+				    index, a->members[i].b.bdev, a->geom.level,
+				    tolerate, tolerate > 1 ? "s" : "");
+		ret = -EBUSY;
+		goto out;
+	}
+	WRITE_ONCE(a->failed, mask);
+	a->events++;
+	pr_warn("lraid%d: member %pg (role %u) marked failed, array degraded\n",
+		index, a->members[i].b.bdev, i);
+	ret = lraid_sb_write_all(a);
+	if (ret)
+		pr_err("lraid%d: could not record the failed member\n", index);
+out:
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
 }

@@ -24,6 +24,7 @@ static_assert(sizeof(struct lraid_ioc_create) == 64);
 static_assert(sizeof(struct lraid_ioc_assemble) == 56);
 static_assert(sizeof(struct lraid_ioc_stop) == 24);
 static_assert(sizeof(struct lraid_ioc_member) == 24);
+static_assert(sizeof(struct lraid_ioc_fail) == 32);
 static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
 static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
 static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
@@ -76,7 +77,8 @@ static long lraid_ctl_version(void __user *arg, size_t usize)
 		return -EINVAL;
 	v.major = LRAID_ABI_MAJOR;
 	v.minor = LRAID_ABI_MINOR;
-	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD;
+	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD |
+		     LRAID_FEAT_DEGRADED;
 	if (copy_to_user(arg, &v, min(sizeof(v), usize)))
 		return -EFAULT;
 	return 0;
@@ -140,6 +142,23 @@ static long lraid_ctl_stop(void __user *arg, size_t usize)
 	return lraid_array_stop(c.index);
 }
 
+static long lraid_ctl_fail(void __user *arg, size_t usize)
+{
+	struct lraid_ioc_fail c;
+	int ret;
+
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (ret)
+		return ret;
+	if (c.flags || !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	    c.index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	if (c.major != MAJOR(MKDEV(c.major, c.minor)) ||
+	    c.minor != MINOR(MKDEV(c.major, c.minor)))
+		return -EINVAL;
+	return lraid_array_fail(c.index, MKDEV(c.major, c.minor));
+}
+
 static long lraid_ctl_info(void __user *arg, size_t usize)
 {
 	struct lraid_ioc_info *c;
@@ -184,7 +203,8 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 		c->members[i].major = MAJOR(m->dev);
 		c->members[i].minor = MINOR(m->dev);
 		c->members[i].role = m->role;
-		c->members[i].state = LRAID_MEMBER_ACTIVE;
+		c->members[i].state = a->failed & BIT(i) ?
+				      LRAID_MEMBER_FAULTY : LRAID_MEMBER_ACTIVE;
 		c->members[i].sectors = m->sectors;
 	}
 	mutex_unlock(&lraid_ctl_mutex);
@@ -229,6 +249,10 @@ static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,
 		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_INFO))
 			return -ENOTTY;
 		return lraid_ctl_info(arg, usize);
+	case _IOC_NR(LRAID_IOC_FAIL):
+		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_FAIL))
+			return -ENOTTY;
+		return lraid_ctl_fail(arg, usize);
 	default:
 		return -ENOTTY;
 	}

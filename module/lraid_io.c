@@ -7,6 +7,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
+#include <linux/bitops.h>
 #include <linux/blkdev.h>
 #include <linux/math64.h>
 #include <linux/slab.h>
@@ -121,15 +122,21 @@ static void lraid_piece_submit(struct lraid_array *a, struct bio *bio,
 	submit_bio_noacct(piece);
 }
 
+static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
+			      u64 start, u64 nr, u32 flags);
+
 /*
- * Healthy read: cut at chunk boundaries, clone each piece, point it at its
- * member and send it. Runs on the submitting CPU, takes no lock.
+ * Read: cut at chunk boundaries, clone each piece, point it at its member
+ * and send it. Runs on the submitting CPU, takes no lock. A piece on a
+ * failed member goes to the worker instead, which reads the rest of its
+ * stripe and reconstructs it (lraid_stripe.c).
  */
 static void lraid_read(struct lraid_array *a, struct bio *bio)
 {
 	const struct lraid_geom *g = &a->geom;
 	sector_t sector = bio->bi_iter.bi_sector;
 	u32 left = bio_sectors(bio), done = 0;
+	u32 failed = READ_ONCE(a->failed);
 
 	while (left) {
 		struct lraid_map m;
@@ -138,6 +145,13 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 
 		lraid_geom_map(g, sector + done, &m);
 		n = min(left, g->chunk_sectors - m.chunk_offset);
+		if (unlikely(failed & BIT(m.member))) {
+			lraid_queue_write(a, bio, sector + done, n,
+					  LRAID_WREQ_READ);
+			done += n;
+			left -= n;
+			continue;
+		}
 		clone = bio_alloc_clone(a->members[m.member].b.bdev, bio,
 					GFP_NOIO, &a->clone_bs);
 		bio_trim(clone, done, n);
@@ -165,8 +179,9 @@ static bool lraid_win_touched(const struct lraid_geom *g, u32 wsec, u32 win,
 }
 
 /*
- * Cut logical sectors [start, start + nr) of @bio into write pieces, one per
- * touched (stripe, window), and queue them to this CPU's worker.
+ * Cut logical sectors [start, start + nr) of @bio into write pieces (or
+ * degraded read pieces, @flags LRAID_WREQ_READ), one per touched (stripe,
+ * window), and queue them to this CPU's worker.
  */
 static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 			      u64 start, u64 nr, u32 flags)
@@ -216,11 +231,15 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 	u64 s0 = div64_u64(start + sdata - 1, sdata);
 	u64 s1 = div64_u64(end, sdata);
 	bool zeroes = bio_op(bio) == REQ_OP_WRITE_ZEROES;
+	u32 failed = READ_ONCE(a->failed);
 	unsigned int i;
 
 	if (s0 < s1) {
 		for (i = 0; i < g->nr_members; i++) {
 			struct bio *piece;
+
+			if (failed & BIT(i))
+				continue;
 
 			piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
 						 bio->bi_opf, GFP_NOIO,
@@ -290,16 +309,20 @@ static void lraid_flush_endio(struct bio *piece)
 static void lraid_flush(struct lraid_array *a, struct bio *bio)
 {
 	struct lraid_flush *f = mempool_alloc(a->flush_pool, GFP_NOIO);
+	u32 failed = READ_ONCE(a->failed);
 	unsigned int i, n = a->geom.nr_members;
 
 	f->a = a;
 	f->bio = bio;
 	f->status = BLK_STS_OK;
 	INIT_WORK(&f->work, lraid_flush_work);
-	atomic_set(&f->pending, n);
+	atomic_set(&f->pending, n - hweight32(failed));
 	percpu_ref_get(&a->active);
 	for (i = 0; i < n; i++) {
 		struct bio *piece;
+
+		if (failed & BIT(i))
+			continue;
 
 		piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
 					 REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,

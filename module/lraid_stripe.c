@@ -12,6 +12,12 @@
  *   lraid_op_write(): parity inside lraid_gf_begin/end, issue writes ->
  *   (writes done: done llist) -> lraid_op_finish(): complete the caller's
  *   bio, hand the window to the next waiter or drop it from the table.
+ *
+ * Degraded (a member failed, or a read piece on a failed member): the op
+ * reads every surviving member over the touched rows, rebuilds the failed
+ * data blocks with the gf recovery functions, then either copies the rows
+ * asked for into the reader's bio, or merges the new data and regenerates
+ * P/Q (reconstruct-write) and writes every surviving member it touched.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -311,6 +317,121 @@ static void lraid_op_update(struct lraid_op *op)
 	}
 }
 
+/* ---- degraded: reconstruction ---- */
+
+static void lraid_op_write(struct lraid_op *op);
+
+/*
+ * Rebuild the failed data blocks of the op's stripe over rows [r0, r1) in
+ * the op's pages from the surviving members read into them. A failed P or
+ * Q alone needs nothing: reads don't use it and writes regenerate it.
+ */
+static void lraid_op_recover(struct lraid_op *op)
+{
+	const struct lraid_geom *g = &op->w->a->geom;
+	const struct lraid_plan *p = &op->plan;
+	u64 stripe = op->wr->stripe;
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	unsigned int fd[2], nfd = 0, di;
+	void *ptr[LRAID_MAX_MEMBERS];
+	bool pf = op->failed & BIT(pm);
+	u32 row = p->r0;
+
+	for (di = 0; di < g->nr_data; di++)
+		if (op->failed & BIT(lraid_geom_data_member(g, stripe, di)) &&
+		    nfd < ARRAY_SIZE(fd))
+			fd[nfd++] = di;
+	if (!nfd)
+		return;
+
+	while (row < p->r1) {
+		void *pp, *qq = NULL;
+		u32 len, l;
+
+		pp = lraid_buf(op, pm, row, &len);
+		if (qm != LRAID_NO_MEMBER)
+			qq = lraid_buf(op, qm, row, &l);
+		for (di = 0; di < g->nr_data; di++) {
+			unsigned int m = lraid_geom_data_member(g, stripe, di);
+
+			ptr[di] = lraid_buf(op, m, row, &l);
+		}
+		len = min(len, (p->r1 - row) << SECTOR_SHIFT);
+		if (nfd == 2)
+			lraid_gf_recov_2data(g->nr_data, len, ptr, fd[0], fd[1],
+					     pp, qq);
+		else if (pf && qq)
+			lraid_gf_recov_data_q(g->nr_data, len, ptr, fd[0], pp,
+					      qq);
+		else
+			lraid_gf_recov_data_p(g->nr_data, len, ptr, fd[0], pp);
+		row += len >> SECTOR_SHIFT;
+	}
+}
+
+/* Degraded read: copy the rows the piece asked for into the reader's bio. */
+static void lraid_op_copy_out(struct lraid_op *op)
+{
+	const struct lraid_geom *g = &op->w->a->geom;
+	const struct lraid_plan *p = &op->plan;
+	struct bio *bio = op->wr->bio;
+	unsigned int di;
+
+	for (di = 0; di < g->nr_data; di++) {
+		unsigned int m = lraid_geom_data_member(g, op->wr->stripe, di);
+		struct lraid_src src;
+		u32 row = p->s[di];
+
+		if (p->s[di] >= p->e[di])
+			continue;
+		lraid_src_init(&src, op, di, row);
+		while (row < p->e[di]) {
+			void *buf, *dst;
+			u32 len, l;
+
+			buf = lraid_buf(op, m, row, &len);
+			dst = lraid_src_ptr(&src, bio, &l);
+			len = min(len, l);
+			len = min(len, (p->e[di] - row) << SECTOR_SHIFT);
+			memcpy(dst, buf, len);
+			lraid_src_advance(&src, bio, len);
+			row += len >> SECTOR_SHIFT;
+		}
+	}
+}
+
+/*
+ * Degraded start: buffers for every member over the touched rows, reads
+ * from every surviving one. Writes become reconstruct-writes.
+ */
+static int lraid_op_start_degraded(struct lraid_op *op)
+{
+	struct lraid_array *a = op->w->a;
+	const struct lraid_geom *g = &a->geom;
+	struct lraid_plan *p = &op->plan;
+	unsigned int m;
+
+	if (p->mode != LRAID_PLAN_FULL || (op->wr->flags & LRAID_WREQ_READ))
+		p->mode = LRAID_PLAN_RCW;
+	for (m = 0; m < g->nr_members; m++) {
+		if (lraid_op_get_pages(op, m, p->r0, p->r1)) {
+			lraid_op_free_pages(op, g->nr_members);
+			return -ENOMEM;
+		}
+	}
+	op->status = BLK_STS_OK;
+	op->phase = LRAID_OP_READ;
+	atomic_set(&op->pending, 1);
+	/* a full-stripe write reads nothing: every data row is new */
+	for (m = 0; m < g->nr_members && p->mode != LRAID_PLAN_FULL; m++)
+		if (!(op->failed & BIT(m)))
+			lraid_op_page_io(op, m, p->r0, p->r1, REQ_OP_READ);
+	if (atomic_dec_and_test(&op->pending))
+		lraid_op_write(op);
+	return 0;
+}
+
 /* ---- op state machine (worker context) ---- */
 
 static void lraid_op_release(struct lraid_op *op);
@@ -331,6 +452,14 @@ static void lraid_op_write(struct lraid_op *op)
 		return;
 	}
 	lraid_gf_begin();
+	if (op->failed && p->mode != LRAID_PLAN_FULL)
+		lraid_op_recover(op);
+	if (op->wr->flags & LRAID_WREQ_READ) {
+		lraid_gf_end();
+		lraid_op_copy_out(op);
+		lraid_op_release(op);
+		return;
+	}
 	if (p->mode == LRAID_PLAN_RMW)
 		lraid_op_update(op);
 	else
@@ -339,13 +468,15 @@ static void lraid_op_write(struct lraid_op *op)
 
 	op->phase = LRAID_OP_WRITE;
 	atomic_set(&op->pending, 1);
-	for (di = 0; di < g->nr_data; di++)
-		if (p->s[di] < p->e[di])
-			lraid_op_data_write(op, di,
-					    lraid_geom_data_member(g, stripe, di),
-					    p->s[di], p->e[di]);
-	lraid_op_page_io(op, pm, p->r0, p->r1, popf);
-	if (qm != LRAID_NO_MEMBER)
+	for (di = 0; di < g->nr_data; di++) {
+		unsigned int m = lraid_geom_data_member(g, stripe, di);
+
+		if (p->s[di] < p->e[di] && !(op->failed & BIT(m)))
+			lraid_op_data_write(op, di, m, p->s[di], p->e[di]);
+	}
+	if (!(op->failed & BIT(pm)))
+		lraid_op_page_io(op, pm, p->r0, p->r1, popf);
+	if (qm != LRAID_NO_MEMBER && !(op->failed & BIT(qm)))
 		lraid_op_page_io(op, qm, p->r0, p->r1, popf);
 	if (atomic_dec_and_test(&op->pending))
 		lraid_op_release(op);
@@ -361,6 +492,9 @@ static int lraid_op_start(struct lraid_op *op)
 	unsigned int pm, qm, di;
 
 	lraid_plan_window(g, wr->win, wr->lo, wr->hi, p);
+	op->failed = READ_ONCE(a->failed);
+	if (op->failed || (wr->flags & LRAID_WREQ_READ))
+		return lraid_op_start_degraded(op);
 	pm = lraid_geom_p_member(g, wr->stripe);
 	qm = lraid_geom_q_member(g, wr->stripe);
 	if (lraid_op_get_pages(op, pm, p->r0, p->r1))

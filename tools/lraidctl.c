@@ -5,6 +5,7 @@
  *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] MEMBER...
  *   lraidctl assemble lraidN MEMBER...
  *   lraidctl stop lraidN
+ *   lraidctl fail lraidN MEMBER
  *   lraidctl detail [--json] lraidN
  *   lraidctl examine [--json] MEMBER
  *   lraidctl version
@@ -41,6 +42,7 @@ static_assert(sizeof(struct lraid_ioc_create) == 64);
 static_assert(sizeof(struct lraid_ioc_assemble) == 56);
 static_assert(sizeof(struct lraid_ioc_stop) == 24);
 static_assert(sizeof(struct lraid_ioc_member) == 24);
+static_assert(sizeof(struct lraid_ioc_fail) == 32);
 static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
 static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
 static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
@@ -69,11 +71,12 @@ static int usage(void)
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--assume-clean] MEMBER...\n"
 		"  %s assemble lraidN MEMBER...\n"
 		"  %s stop lraidN\n"
+		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
 		"  %s examine [--json] MEMBER\n"
 		"  %s version\n"
 		"SIZE takes K or M suffixes (default 64K); lraidN may be /dev/lraidN.\n",
-		prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -342,6 +345,67 @@ static int cmd_stop(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_fail(int argc, char **argv)
+{
+	struct lraid_ioc_fail c = { 0 };
+	struct stat st;
+	int ctl;
+
+	if (argc != 3)
+		return usage();
+	if (parse_array(argv[1], &c.index))
+		return 1;
+	if (stat(argv[2], &st)) {
+		err("%s: %s", argv[2], strerror(errno));
+		return 1;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		err("%s is not a block device: %s", argv[2], strerror(ENOTBLK));
+		return 1;
+	}
+	c.major = major(st.st_rdev);
+	c.minor = minor(st.st_rdev);
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (ioctl(ctl, LRAID_IOC_FAIL, &c)) {
+		int e = errno;
+
+		if (e == EBUSY)
+			err("fail %s in lraid%u refused: %s (the array cannot lose another member)",
+			    argv[2], c.index, strerror(e));
+		else if (e == ENODEV)
+			err("fail %s in lraid%u failed: %s (no such array, or not one of its members)",
+			    argv[2], c.index, strerror(e));
+		else if (e == ENOTTY)
+			err("fail: %s (kernel module without degraded mode)",
+			    strerror(e));
+		else
+			err("fail %s in lraid%u failed: %s%s", argv[2], c.index,
+			    strerror(e), errno_hint(e));
+		close(ctl);
+		return 1;
+	}
+	close(ctl);
+	return 0;
+}
+
+static const char *member_state(const struct lraid_ioc_member *m)
+{
+	return m->state == LRAID_MEMBER_FAULTY ? "faulty" : "active";
+}
+
+static const char *array_state(const struct lraid_ioc_info *c)
+{
+	int i;
+
+	for (i = 0; i < c->nr_members; i++)
+		if (c->members[i].state == LRAID_MEMBER_FAULTY)
+			return c->state == LRAID_ARRAY_CLEAN ? "clean, degraded" :
+			       "active, degraded";
+	return c->state == LRAID_ARRAY_CLEAN ? "clean" : "active";
+}
+
 static void uuid_str(const uint8_t *u, char *out)
 {
 	sprintf(out,
@@ -409,17 +473,17 @@ static int cmd_detail(int argc, char **argv)
 		       (unsigned long long)c.array_sectors * 512,
 		       (unsigned long long)c.member_data_sectors,
 		       (unsigned long long)c.data_offset,
-		       c.state == LRAID_ARRAY_CLEAN ? "clean" : "active",
-		       (unsigned long long)c.events, uuid);
+		       array_state(&c), (unsigned long long)c.events, uuid);
 		for (i = 0; i < c.nr_members; i++) {
 			char p[300];
 
 			dev_path(c.members[i].major, c.members[i].minor, p,
 				 sizeof(p));
 			printf("%s{\"role\": %u, \"device\": \"%s\", \"major\": %u, "
-			       "\"minor\": %u, \"state\": \"active\"}",
+			       "\"minor\": %u, \"state\": \"%s\"}",
 			       i ? ", " : "", c.members[i].role, p,
-			       c.members[i].major, c.members[i].minor);
+			       c.members[i].major, c.members[i].minor,
+			       member_state(&c.members[i]));
 		}
 		printf("]}\n");
 		return 0;
@@ -434,8 +498,7 @@ static int cmd_detail(int argc, char **argv)
 	printf("       Data Offset : %llu sectors\n",
 	       (unsigned long long)c.data_offset);
 	printf("      Raid Devices : %u\n", c.nr_members);
-	printf("             State : %s\n",
-	       c.state == LRAID_ARRAY_CLEAN ? "clean" : "active");
+	printf("             State : %s\n", array_state(&c));
 	printf("            Layout : left-symmetric\n");
 	printf("        Chunk Size : %uK\n", c.chunk_bytes >> 10);
 	printf("              UUID : %s\n", uuid);
@@ -445,9 +508,11 @@ static int cmd_detail(int argc, char **argv)
 		char p[300];
 
 		dev_path(c.members[i].major, c.members[i].minor, p, sizeof(p));
-		printf("    %6d   %5u   %5u   %10u active sync   %s\n", i,
+		printf("    %6d   %5u   %5u   %10u %-13s %s\n", i,
 		       c.members[i].major, c.members[i].minor,
-		       c.members[i].role, p);
+		       c.members[i].role,
+		       c.members[i].state == LRAID_MEMBER_FAULTY ? "faulty" :
+		       "active sync", p);
 	}
 	return 0;
 }
@@ -568,6 +633,8 @@ int main(int argc, char **argv)
 		return cmd_assemble(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "stop"))
 		return cmd_stop(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "fail"))
+		return cmd_fail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detail"))
 		return cmd_detail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "examine"))

@@ -21,7 +21,7 @@
 #define LRAID_CONTROL_NAME	"lraid-control"
 
 #define LRAID_ABI_MAJOR		1
-#define LRAID_ABI_MINOR		0
+#define LRAID_ABI_MINOR		1
 
 #define LRAID_MAX_MEMBERS_ABI	32
 #define LRAID_MAX_ARRAYS	256
@@ -30,6 +30,7 @@
 #define LRAID_FEAT_RAID5	_BITULL(0)
 #define LRAID_FEAT_RAID6	_BITULL(1)
 #define LRAID_FEAT_DISCARD	_BITULL(2)
+#define LRAID_FEAT_DEGRADED	_BITULL(3)	/* LRAID_IOC_FAIL, degraded I/O */
 
 struct lraid_ioc_version {
 	__u32 major;		/* out: LRAID_ABI_MAJOR */
@@ -71,6 +72,7 @@ struct lraid_ioc_stop {
 
 /* lraid_ioc_member.state */
 #define LRAID_MEMBER_ACTIVE	1
+#define LRAID_MEMBER_FAULTY	2	/* failed: no I/O is sent to it */
 
 struct lraid_ioc_member {
 	__u32 major;		/* dev_t of the member */
@@ -104,6 +106,19 @@ struct lraid_ioc_info {
 	struct lraid_ioc_member members[LRAID_MAX_MEMBERS_ABI];
 };
 
+/*
+ * Mark one member failed (LRAID_FEAT_DEGRADED). The member is named by its
+ * dev_t. Refused with -EBUSY when the array could not survive it (RAID5: a
+ * second member, RAID6: a third), -ENODEV when it is not a member.
+ */
+struct lraid_ioc_fail {
+	__u32 index;		/* N in /dev/lraidN */
+	__u32 flags;		/* none defined: zero */
+	__u32 major;		/* dev_t of the member */
+	__u32 minor;
+	__u64 reserved[2];	/* zero */
+};
+
 #define LRAID_IOC_MAGIC		0xA7
 
 #define LRAID_IOC_VERSION	_IOWR(LRAID_IOC_MAGIC, 0x00, struct lraid_ioc_version)
@@ -111,5 +126,6 @@ struct lraid_ioc_info {
 #define LRAID_IOC_ASSEMBLE	_IOW(LRAID_IOC_MAGIC, 0x02, struct lraid_ioc_assemble)
 #define LRAID_IOC_STOP		_IOW(LRAID_IOC_MAGIC, 0x03, struct lraid_ioc_stop)
 #define LRAID_IOC_INFO		_IOWR(LRAID_IOC_MAGIC, 0x04, struct lraid_ioc_info)
+#define LRAID_IOC_FAIL		_IOW(LRAID_IOC_MAGIC, 0x05, struct lraid_ioc_fail)
 
 #endif /* _UAPI_LINUX_LRAID_H */
