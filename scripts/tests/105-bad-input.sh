@@ -79,6 +79,9 @@ refuse "same member twice" assemble lraid1 "${m[0]}" "${m[1]}" "${m[1]}"
 LR_ARRAYS+=(lraid1)
 refuse "member of a running array" create lraid3 --level 5 "${m[0]}" "${m[3]}" "${m[4]}"
 refuse "array number in use" assemble lraid1 "${m[3]}" "${m[4]}" "${m[5]}"
+refuse "fail of a non-member" fail lraid1 "${m[3]}"
+refuse "fail of a non-device" fail lraid1 /dev/null
+refuse "fail in a missing array" fail lraid7 "${m[0]}"
 exec 8</dev/lraid1
 if out=$("$LRAIDCTL" stop lraid1 2>&1); then
 	lr_fail "stop of an open array accepted"
@@ -120,6 +123,9 @@ expect(ioc(W, 1, 64), c, errno.EFAULT, "create with bad fd pointer")
 c = struct.pack("<IIBBHIQQ32xQ", 0, 0, 5, 3, 0, 65536, 0, 0, 1)
 expect(ioc(W, 1, 72), c, errno.E2BIG, "create with non-zero unknown tail")
 expect(ioc(W, 3, 24), struct.pack("<II16x", 0, 1), errno.EINVAL, "stop with flags")
+expect(ioc(W, 5, 32), struct.pack("<IIII16x", 0, 1, 7, 0), errno.EINVAL, "fail with flags")
+f = bytearray(struct.pack("<IIII16x", 0, 0, 7, 0)); f[20] = 1
+expect(ioc(W, 5, 32), f, errno.EINVAL, "fail with reserved != 0")
 expect(ioc(W, 0x3f, 8), bytes(8), errno.ENOTTY, "unknown command")
 PY
 echo "PASS: bad input refused"
