@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# quick-kernels: stock-6.12 debug
 # Parity on disk is md's: write through lraid (random sizes 512 B..1 MiB,
 # RMW, RCW and full-stripe writes, partial and full discards, write-zeroes
 # over unaligned ranges), stop lraid, build md over the same members and
