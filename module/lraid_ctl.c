@@ -216,46 +216,42 @@ out:
 	return ret;
 }
 
+static const struct lraid_ctl_cmd {
+	unsigned int cmd;
+	long (*fn)(void __user *arg, size_t usize);
+} lraid_ctl_cmds[] = {
+	{ LRAID_IOC_VERSION, lraid_ctl_version },
+	{ LRAID_IOC_CREATE, lraid_ctl_create },
+	{ LRAID_IOC_ASSEMBLE, lraid_ctl_assemble },
+	{ LRAID_IOC_STOP, lraid_ctl_stop },
+	{ LRAID_IOC_INFO, lraid_ctl_info },
+	{ LRAID_IOC_FAIL, lraid_ctl_fail },
+};
+
 static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long uarg)
 {
 	void __user *arg = (void __user *)uarg;
 	size_t usize = _IOC_SIZE(cmd);
+	unsigned int i;
 
 	if (_IOC_TYPE(cmd) != LRAID_IOC_MAGIC)
 		return -ENOTTY;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	/* Dispatch on the number; the size may be an older or newer struct. */
-	switch (_IOC_NR(cmd)) {
-	case _IOC_NR(LRAID_IOC_VERSION):
-		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_VERSION))
-			return -ENOTTY;
-		return lraid_ctl_version(arg, usize);
-	case _IOC_NR(LRAID_IOC_CREATE):
-		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_CREATE))
-			return -ENOTTY;
-		return lraid_ctl_create(arg, usize);
-	case _IOC_NR(LRAID_IOC_ASSEMBLE):
-		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_ASSEMBLE))
-			return -ENOTTY;
-		return lraid_ctl_assemble(arg, usize);
-	case _IOC_NR(LRAID_IOC_STOP):
-		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_STOP))
-			return -ENOTTY;
-		return lraid_ctl_stop(arg, usize);
-	case _IOC_NR(LRAID_IOC_INFO):
-		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_INFO))
-			return -ENOTTY;
-		return lraid_ctl_info(arg, usize);
-	case _IOC_NR(LRAID_IOC_FAIL):
-		if (_IOC_DIR(cmd) != _IOC_DIR(LRAID_IOC_FAIL))
-			return -ENOTTY;
-		return lraid_ctl_fail(arg, usize);
-	default:
-		return -ENOTTY;
+	/*
+	 * Dispatch on the number and direction; the size may be that of an
+	 * older or newer struct (copy_struct_from_user sorts that out).
+	 */
+	for (i = 0; i < ARRAY_SIZE(lraid_ctl_cmds); i++) {
+		const struct lraid_ctl_cmd *c = &lraid_ctl_cmds[i];
+
+		if (_IOC_NR(cmd) == _IOC_NR(c->cmd))
+			return _IOC_DIR(cmd) == _IOC_DIR(c->cmd) ?
+			       c->fn(arg, usize) : -ENOTTY;
 	}
+	return -ENOTTY;
 }
 
 static const struct file_operations lraid_ctl_fops = {
