@@ -11,8 +11,9 @@
  *   data_offset ..              data area, data_size sectors (whole chunks)
  *
  * The codec is pure code: no allocation, no locking, no I/O; callable from
- * any context, and compiled unchanged in userspace (lraid_user.h) so that
- * lraidctl examine and the host tests use the very same validation.
+ * any context, and compiled unchanged in userspace (with the shim
+ * tests/include/lraid_user.h) so that lraidctl examine and the host tests
+ * use the very same validation.
  *
  * Versioning: @version changes only for a layout that old code must not
  * read at all. Everything else grows through feature bits:

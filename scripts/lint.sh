@@ -45,7 +45,7 @@ if [ -x "$cp" ]; then
 		[module/lraid_gf_gfni.c]=NEW_TYPEDEFS
 	)
 	mapfile -t files < <(git ls-files -co --exclude-standard -- 'module/*.[ch]' \
-		'module/uapi/*.h' 'kunit/*.c' | grep -v lraid_user.h | sort -u)
+		'module/uapi/*.h' 'kunit/*.c' | sort -u)
 	opts=(--no-tree --strict --quiet --terse --show-types --ignore FILE_PATH_CHANGES)
 	plain=()
 	: >"$tmp/cp.out"
