@@ -493,12 +493,12 @@ static void sb_check_set(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test, fresh, 0x7U);
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 2, 2, &fresh, &why),
-			-EINVAL);
+			-ENODEV);
 	sb_set(sbs, 6, 5);
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 2, 3, &fresh, &why),
 			0);
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 3, 2, &fresh, &why),
-			-EINVAL);
+			-ENODEV);
 
 	/* stale event counts: the newest wins, whatever its position */
 	sb_set(sbs, 5, 4);
@@ -511,7 +511,7 @@ static void sb_check_set(struct kunit *test)
 	sbs[3].events = 40;
 	KUNIT_EXPECT_EQ(test, lraid_sb_newest(sbs, 4), 1U);
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
-			-EINVAL);
+			-ENODEV);
 	sbs[2].events = 41;
 	sbs[3].events = 41;
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
@@ -537,7 +537,88 @@ static void sb_check_set(struct kunit *test)
 	for (i = 0; i < 6; i++)
 		sbs[i].failed_mask = 0x7;
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 6, &fresh, &why),
+			-ENODEV);
+
+	/* members disagree on where the data starts */
+	sb_set(sbs, 5, 4);
+	sbs[2].data_offset += 8;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
 			-EINVAL);
+}
+
+/* The role sets degraded assembly acts on. */
+static void sb_roles(struct kunit *test)
+{
+	struct lraid_sb_roles r;
+	struct lraid_sb_info *sbs;
+	const char *why;
+	unsigned int fresh;
+
+	sbs = kunit_kzalloc(test, 8 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+
+	/* complete and healthy */
+	sb_set(sbs, 5, 4);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	lraid_sb_roles(sbs, 4, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.fresh, 0xfU);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0U);
+	KUNIT_EXPECT_EQ(test, r.tolerate, 1U);
+
+	/* RAID5, role 2 missing (dead disk), offered out of order */
+	sb_set(sbs, 5, 4);
+	sbs[2] = sbs[3];
+	sbs[0].role = 3;
+	sbs[2].role = 0;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 3, &fresh, &why), 0);
+	lraid_sb_roles(sbs, 3, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.fresh, 0xbU);
+	KUNIT_EXPECT_EQ(test, r.missing, 0x4U);
+	KUNIT_EXPECT_EQ(test, r.stale, 0U);
+	KUNIT_EXPECT_EQ(test, r.failed, 0U);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0x4U);
+
+	/*
+	 * RAID6 of 5: role 1 was failed at event 42 (its own superblock
+	 * still says 41 and nothing failed), role 4 is missing.
+	 */
+	sb_set(sbs, 6, 5);
+	sbs[0].events = 42;
+	sbs[2].events = 42;
+	sbs[3].events = 42;
+	sbs[0].failed_mask = 0x2;
+	sbs[2].failed_mask = 0x2;
+	sbs[3].failed_mask = 0x2;
+	sbs[1].events = 41;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xdU);
+	lraid_sb_roles(sbs, 4, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.fresh, 0xdU);
+	KUNIT_EXPECT_EQ(test, r.failed, 0x2U);
+	KUNIT_EXPECT_EQ(test, r.stale, 0U);
+	KUNIT_EXPECT_EQ(test, r.missing, 0x10U);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0x12U);
+	KUNIT_EXPECT_EQ(test, r.tolerate, 2U);
+
+	/* a member behind without a recorded failure is stale ("non-fresh") */
+	sb_set(sbs, 6, 5);
+	sbs[3].events = 40;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 5, &fresh, &why), 0);
+	lraid_sb_roles(sbs, 5, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.stale, 0x8U);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0x8U);
+
+	/* one too many: stale + missing > RAID6's two, roles still sorted */
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 1, 4, &fresh, &why),
+			0);
+	sbs[2].events = 40;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 1, 4, &fresh, &why),
+			-ENODEV);
+	lraid_sb_roles(sbs + 1, 4, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.missing, 0x1U);
+	KUNIT_EXPECT_EQ(test, r.stale, 0xcU);
+	KUNIT_EXPECT_EQ(test, r.fresh, 0x12U);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0xdU);
 }
 
 static void sb_plan(struct kunit *test)
@@ -616,6 +697,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_foreign),
 	KUNIT_CASE(sb_corrupt_fields),
 	KUNIT_CASE(sb_check_set),
+	KUNIT_CASE(sb_roles),
 	KUNIT_CASE(sb_plan),
 	{}
 };

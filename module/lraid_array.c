@@ -47,17 +47,66 @@ static int lraid_sb_io(struct block_device *bdev, struct page *page,
 	return ret;
 }
 
-static void lraid_members_close(struct lraid_array *a, unsigned int nr)
+/* Close every open member; slots never opened (or missing) are skipped. */
+static void lraid_members_close(struct lraid_array *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < LRAID_MAX_MEMBERS; i++)
+		lraid_compat_close(&a->members[i].b);
+}
+
+/* Whether @b and @c share sectors: a disk and its own partition, say. */
+static bool lraid_bdev_overlap(struct block_device *b, struct block_device *c)
+{
+	sector_t bs, cs;
+
+	if (b->bd_disk != c->bd_disk)
+		return false;
+	if (!bdev_is_partition(b) || !bdev_is_partition(c))
+		return true;
+	bs = get_start_sect(b);
+	cs = get_start_sect(c);
+	return bs < cs + bdev_nr_sectors(c) && cs < bs + bdev_nr_sectors(b);
+}
+
+/* Index of an open member in @a->members[0..nr-1] overlapping @b, or -1. */
+static int lraid_members_overlap(struct lraid_array *a, unsigned int nr,
+				 struct block_device *b)
 {
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		lraid_compat_close(&a->members[i].b);
+		if (lraid_bdev_overlap(a->members[i].b.bdev, b))
+			return i;
+	return -1;
 }
 
 /*
- * Open @nr members exclusively with @a as holder, in the order given.
- * Refuses duplicates, lraid's own disks and anything in use.
+ * The exclusive open of @dev failed with -EBUSY: our own claim on an
+ * overlapping member (a whole disk and one of its partitions) is one cause.
+ * Look through a shared read-only open; -EINVAL when that is the reason.
+ */
+static int lraid_member_busy(struct lraid_array *a, unsigned int nr,
+			     dev_t dev)
+{
+	struct lraid_bdev probe = {};
+	int j;
+
+	if (lraid_compat_open(dev, NULL, &probe))
+		return -EBUSY;
+	j = lraid_members_overlap(a, nr, probe.bdev);
+	if (j >= 0)
+		pr_warn_ratelimited("member %pg overlaps member %pg (a disk and its own partition): refused\n",
+				    probe.bdev, a->members[j].b.bdev);
+	lraid_compat_close(&probe);
+	return j >= 0 ? -EINVAL : -EBUSY;
+}
+
+/*
+ * Open @nr members exclusively with @a as holder, in the order given, into
+ * a->members[0..nr-1]. Refuses duplicates, overlapping devices, lraid's own
+ * disks and anything in use; on failure nothing stays open.
  */
 static int lraid_members_open(struct lraid_array *a, unsigned int nr,
 			      const dev_t *devs)
@@ -82,18 +131,31 @@ static int lraid_members_open(struct lraid_array *a, unsigned int nr,
 	}
 	for (i = 0; i < nr; i++) {
 		struct lraid_member *m = &a->members[i];
+		int k;
 
 		ret = lraid_compat_open(devs[i], a, &m->b);
-		if (ret) {
+		if (ret == -EBUSY)
+			ret = lraid_member_busy(a, i, devs[i]);
+		if (ret == -EBUSY || (ret && ret != -EINVAL))
 			pr_warn_ratelimited("cannot open member %u:%u exclusively: %d\n",
 					    MAJOR(devs[i]), MINOR(devs[i]), ret);
-			lraid_members_close(a, i);
-			return ret;
+		if (ret)
+			goto out_close;
+		k = lraid_members_overlap(a, i, m->b.bdev);
+		if (k >= 0) {
+			pr_warn_ratelimited("member %pg overlaps member %pg: refused\n",
+					    m->b.bdev, a->members[k].b.bdev);
+			ret = -EINVAL;
+			goto out_close;
 		}
 		m->dev = devs[i];
 		m->sectors = bdev_nr_sectors(m->b.bdev);
 	}
 	return 0;
+
+out_close:
+	lraid_members_close(a);
+	return ret;
 }
 
 static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
@@ -178,6 +240,8 @@ static int lraid_disk_add(struct lraid_array *a)
 	for (i = 0; i < g->nr_members; i++) {
 		struct block_device *b = a->members[i].b.bdev;
 
+		if (!b)		/* missing: assembled degraded */
+			continue;
 		l.logical_block_size = max(l.logical_block_size,
 					   bdev_logical_block_size(b));
 		l.physical_block_size = max(l.physical_block_size,
@@ -246,27 +310,61 @@ out_io:
 	return ret;
 }
 
-static struct lraid_array *lraid_array_alloc(int index)
+/*
+ * First step of create and assemble: refuse an index in use, allocate the
+ * array and open @devs[0..nr-1] exclusively into a->members[0..nr-1].
+ * Returns the array or an ERR_PTR. Undo with lraid_array_abort().
+ */
+static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
+					       const dev_t *devs)
 {
-	struct lraid_array *a = kzalloc(sizeof(*a), GFP_KERNEL);
+	struct lraid_array *a;
+	int ret;
 
-	if (a)
-		a->index = index;
+	lockdep_assert_held(&lraid_ctl_mutex);
+	if (lraid_arrays[index])
+		return ERR_PTR(-EEXIST);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	a->index = index;
+	ret = lraid_members_open(a, nr, devs);
+	if (ret) {
+		kfree(a);
+		return ERR_PTR(ret);
+	}
 	return a;
 }
 
-int lraid_array_create(const struct lraid_create_args *args)
+static void lraid_array_abort(struct lraid_array *a)
 {
-	struct lraid_sb_info *sb = NULL;
-	struct lraid_array *a;
-	unsigned int i, min_data;
-	u64 min_sectors = U64_MAX;
-	const char *why = NULL;
+	lraid_members_close(a);
+	kfree(a);
+}
+
+/*
+ * Last step of create and assemble: record the array state on every
+ * usable member and bring the disk up; on failure undo everything with
+ * lraid_array_abort().
+ */
+static int lraid_array_start(struct lraid_array *a)
+{
 	int ret;
 
-	min_data = args->level == 6 ? 4 : 3;
+	ret = lraid_sb_write_all(a);
+	if (!ret)
+		ret = lraid_array_run(a);
+	if (ret)
+		lraid_array_abort(a);
+	return ret;
+}
+
+static int lraid_create_check(const struct lraid_create_args *args)
+{
+	unsigned int min_members = args->level == 6 ? 4 : 3;
+
 	if ((args->level != 5 && args->level != 6) ||
-	    args->nr_members < min_data ||
+	    args->nr_members < min_members ||
 	    args->nr_members > LRAID_MAX_MEMBERS) {
 		pr_warn_ratelimited("create: RAID%u with %u members is not supported\n",
 				    args->level, args->nr_members);
@@ -284,46 +382,61 @@ int lraid_array_create(const struct lraid_create_args *args)
 				    args->data_offset);
 		return -EINVAL;
 	}
+	return 0;
+}
 
-	mutex_lock(&lraid_ctl_mutex);
-	if (lraid_arrays[args->index]) {
-		ret = -EEXIST;
-		goto out_unlock;
+/* Zero every member's data area: all-zero data has all-zero P and Q. */
+static int lraid_create_zero(struct lraid_array *a)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < a->geom.nr_members; i++) {
+		ret = blkdev_issue_zeroout(a->members[i].b.bdev,
+					   a->data_offset,
+					   a->geom.member_sectors,
+					   GFP_KERNEL, 0);
+		if (ret) {
+			pr_err("create: zeroing %pg failed: %d\n",
+			       a->members[i].b.bdev, ret);
+			return ret;
+		}
 	}
-	ret = -ENOMEM;
-	a = lraid_array_alloc(args->index);
-	sb = kzalloc(sizeof(*sb), GFP_KERNEL);
-	if (!a || !sb)
-		goto out_free;
+	return 0;
+}
 
-	ret = lraid_members_open(a, args->nr_members, args->devs);
-	if (ret)
-		goto out_free;
+static int __lraid_array_create(const struct lraid_create_args *args)
+{
+	struct lraid_sb_info sb = {};
+	struct lraid_array *a;
+	u64 min_sectors = U64_MAX;
+	unsigned int i;
+	int ret;
+
+	a = lraid_array_prepare(args->index, args->nr_members, args->devs);
+	if (IS_ERR(a))
+		return PTR_ERR(a);
 	for (i = 0; i < args->nr_members; i++)
 		min_sectors = min_t(u64, min_sectors, a->members[i].sectors);
 
-	sb->level = args->level;
-	sb->nr_members = args->nr_members;
-	sb->chunk_sectors = args->chunk_bytes >> SECTOR_SHIFT;
-	sb->layout = LRAID_LAYOUT_LEFT_SYMMETRIC;
-	sb->data_offset = args->data_offset;
-	ret = lraid_sb_plan(sb, min_sectors, false);
+	sb.level = args->level;
+	sb.nr_members = args->nr_members;
+	sb.chunk_sectors = args->chunk_bytes >> SECTOR_SHIFT;
+	sb.layout = LRAID_LAYOUT_LEFT_SYMMETRIC;
+	sb.data_offset = args->data_offset;
+	ret = lraid_sb_plan(&sb, min_sectors, false);
+	if (!ret)
+		ret = lraid_geom_init(&a->geom, args->level, args->nr_members,
+				      args->chunk_bytes, sb.data_size);
 	if (ret) {
 		pr_warn_ratelimited("create: members too small (%llu sectors) for the layout: %d\n",
 				    min_sectors, ret);
-		goto out_close;
+		goto out_abort;
 	}
-	ret = lraid_geom_init(&a->geom, args->level, args->nr_members,
-			      args->chunk_bytes, sb->data_size);
-	if (ret) {
-		pr_warn_ratelimited("create: members too small (%llu sectors)\n",
-				    min_sectors);
-		goto out_close;
-	}
-	a->data_offset = sb->data_offset;
-	a->bitmap_offset = sb->bitmap_offset;
-	a->bitmap_sectors = sb->bitmap_sectors;
-	a->bitmap_region_sectors = sb->bitmap_region_sectors;
+	a->data_offset = sb.data_offset;
+	a->bitmap_offset = sb.bitmap_offset;
+	a->bitmap_sectors = sb.bitmap_sectors;
+	a->bitmap_region_sectors = sb.bitmap_region_sectors;
 	snprintf(a->name, sizeof(a->name), "lraid%d", a->index);
 	for (i = 0; i < args->nr_members; i++)
 		a->members[i].role = i;
@@ -333,166 +446,205 @@ int lraid_array_create(const struct lraid_create_args *args)
 	a->clean = false;
 
 	/*
-	 * Parity must match the data before the array is used: zero every
-	 * member's data area (all-zero data has all-zero P and Q). An initial
-	 * background resync instead of this is future work.
+	 * Parity must match the data before the array is used. An initial
+	 * background resync instead of zeroing is future work.
 	 */
 	if (!args->assume_clean) {
-		for (i = 0; i < args->nr_members; i++) {
-			ret = blkdev_issue_zeroout(a->members[i].b.bdev,
-						   a->data_offset,
-						   a->geom.member_sectors,
-						   GFP_KERNEL, 0);
-			if (ret) {
-				pr_err("create: zeroing %pg failed: %d\n",
-				       a->members[i].b.bdev, ret);
-				goto out_close;
-			}
-		}
+		ret = lraid_create_zero(a);
+		if (ret)
+			goto out_abort;
 	}
-	ret = lraid_sb_write_all(a);
+	ret = lraid_array_start(a);
 	if (ret)
-		goto out_close;
-	ret = lraid_array_run(a);
-	if (ret)
-		goto out_close;
+		return ret;
 	pr_info("lraid%d: created RAID%u, %u members, chunk %u KiB, %llu sectors\n",
-		a->index, a->geom.level, a->geom.nr_members,
-		args->chunk_bytes >> 10, a->geom.array_sectors);
-	mutex_unlock(&lraid_ctl_mutex);
-	kfree(sb);
+		args->index, args->level, args->nr_members,
+		args->chunk_bytes >> 10, (u64)a->geom.array_sectors);
 	return 0;
 
-out_close:
-	if (why)
-		pr_warn_ratelimited("create: %s\n", why);
-	lraid_members_close(a, args->nr_members);
-out_free:
-	kfree(sb);
-	kfree(a);
-out_unlock:
+out_abort:
+	lraid_array_abort(a);
+	return ret;
+}
+
+int lraid_array_create(const struct lraid_create_args *args)
+{
+	int ret;
+
+	ret = lraid_create_check(args);
+	if (ret)
+		return ret;
+	mutex_lock(&lraid_ctl_mutex);
+	ret = __lraid_array_create(args);
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
 }
 
-int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs)
+/* Read, decode and size-check the superblocks of the members as opened. */
+static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
+			       struct lraid_sb_info *sbs)
 {
-	struct lraid_member tmp[LRAID_MAX_MEMBERS];
-	struct lraid_sb_info *sbs = NULL;
-	unsigned int i, fresh = 0, newest;
-	struct page *page = NULL;
+	struct page *page = alloc_page(GFP_KERNEL);
 	const char *why = "";
-	struct lraid_array *a;
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
-	mutex_lock(&lraid_ctl_mutex);
-	if (lraid_arrays[index]) {
-		ret = -EEXIST;
-		goto out_unlock;
-	}
-	ret = -ENOMEM;
-	a = lraid_array_alloc(index);
-	sbs = kcalloc(nr, sizeof(*sbs), GFP_KERNEL);
-	page = alloc_page(GFP_KERNEL);
-	if (!a || !sbs || !page)
-		goto out_free;
-
-	ret = lraid_members_open(a, nr, devs);
-	if (ret)
-		goto out_free;
-	for (i = 0; i < nr; i++) {
+	if (!page)
+		return -ENOMEM;
+	for (i = 0; i < nr && !ret; i++) {
 		struct block_device *b = a->members[i].b.bdev;
 
 		ret = lraid_sb_io(b, page, REQ_OP_READ | REQ_SYNC);
 		if (ret) {
 			pr_warn_ratelimited("assemble: cannot read superblock of %pg: %d\n",
 					    b, ret);
-			goto out_close;
+			break;
 		}
 		ret = lraid_sb_decode(page_address(page), &sbs[i], &why);
 		if (ret) {
 			pr_warn_ratelimited("assemble: %pg: %s\n", b, why);
-			goto out_close;
-		}
-		if (sbs[i].ro_only) {
+		} else if (sbs[i].ro_only) {
 			pr_warn_ratelimited("assemble: %pg needs read-only use, not supported\n",
 					    b);
 			ret = -EOPNOTSUPP;
-			goto out_close;
-		}
-		if (sbs[i].dev_sectors > a->members[i].sectors ||
-		    sbs[i].data_offset + sbs[i].data_size > a->members[i].sectors) {
+		} else if (sbs[i].dev_sectors > a->members[i].sectors ||
+			   sbs[i].data_offset + sbs[i].data_size >
+			   a->members[i].sectors) {
 			pr_warn_ratelimited("assemble: %pg is smaller than its superblock says\n",
 					    b);
 			ret = -EINVAL;
-			goto out_close;
 		}
 	}
+	__free_page(page);
+	return ret;
+}
+
+/*
+ * Decide which offered members serve the array: the freshest event count
+ * wins; members behind it (they missed writes) and roles the freshest
+ * superblock records failed are not used, their devices are released.
+ * Refuses when more roles are unusable than the level survives. Leaves
+ * a->members[] in role order and the unusable roles in a->failed.
+ */
+static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
+				const struct lraid_sb_info *sbs,
+				unsigned int newest)
+{
+	struct lraid_member *tmp;
+	struct lraid_sb_roles r;
+	unsigned int i, fresh;
+	const char *why = "";
+	int ret;
+
 	ret = lraid_sb_check_set(sbs, nr, &fresh, &why);
-	if (ret) {
+	if (ret && ret != -ENODEV) {
 		pr_warn_ratelimited("assemble: %s\n", why);
-		goto out_close;
+		return ret;
 	}
-	newest = lraid_sb_newest(sbs, nr);
-	if (nr != sbs[newest].nr_members || fresh != (u32)GENMASK(nr - 1, 0) ||
-	    sbs[newest].failed_mask) {
-		pr_warn_ratelimited("assemble: %u of %u members present and in sync; degraded assembly is not supported yet\n",
-				    hweight32(fresh), sbs[newest].nr_members);
-		ret = -ENODEV;
-		goto out_close;
+	lraid_sb_roles(sbs, nr, fresh, &r);
+	for (i = 0; i < nr; i++) {
+		if (r.stale & BIT(sbs[i].role))
+			pr_warn("lraid%d: %pg (role %u) is stale (not fresh): events %llu, array at %llu; not used\n",
+				a->index, a->members[i].b.bdev, sbs[i].role,
+				sbs[i].events, sbs[newest].events);
+		else if (r.failed & BIT(sbs[i].role))
+			pr_warn("lraid%d: %pg (role %u) is stale: recorded failed; not used\n",
+				a->index, a->members[i].b.bdev, sbs[i].role);
 	}
-	ret = lraid_sb_geom(&sbs[newest], &a->geom);
 	if (ret) {
-		pr_warn_ratelimited("assemble: bad geometry\n");
-		goto out_close;
+		pr_warn_ratelimited("lraid%d: not assembled: RAID%u with %u members has %u missing, %u failed and %u stale roles; it survives at most %u\n",
+				    a->index, sbs[newest].level,
+				    sbs[newest].nr_members, hweight32(r.missing),
+				    hweight32(r.failed), hweight32(r.stale),
+				    r.tolerate);
+		return ret;
 	}
 
-	/* order members by role */
-	memcpy(tmp, a->members, sizeof(tmp));
+	tmp = kmemdup(a->members, sizeof(a->members), GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
+	memset(a->members, 0, sizeof(a->members));
+	for (i = 0; i < sbs[newest].nr_members; i++)
+		a->members[i].role = i;
 	for (i = 0; i < nr; i++) {
-		a->members[sbs[i].role] = tmp[i];
-		a->members[sbs[i].role].role = sbs[i].role;
+		if (fresh & BIT(i))
+			a->members[sbs[i].role] = tmp[i];
+		else
+			lraid_compat_close(&tmp[i].b);
 	}
-	memcpy(a->uuid, sbs[newest].uuid, sizeof(a->uuid));
-	a->ctime = sbs[newest].ctime;
-	a->data_offset = sbs[newest].data_offset;
-	a->bitmap_offset = sbs[newest].bitmap_offset;
-	a->bitmap_sectors = sbs[newest].bitmap_sectors;
-	a->bitmap_region_sectors = sbs[newest].bitmap_region_sectors;
-	strscpy(a->name, sbs[newest].name, sizeof(a->name));
-	a->events = sbs[newest].events + 1;
-	if (!(sbs[newest].state & LRAID_SB_STATE_CLEAN))
+	kfree(tmp);
+	a->failed = r.unusable;
+	return 0;
+}
+
+static int __lraid_array_assemble(int index, unsigned int nr,
+				  const dev_t *devs)
+{
+	struct lraid_sb_info *sbs, *ref;
+	struct lraid_array *a;
+	unsigned int newest;
+	int ret;
+
+	sbs = kcalloc(nr, sizeof(*sbs), GFP_KERNEL);
+	if (!sbs)
+		return -ENOMEM;
+	a = lraid_array_prepare(index, nr, devs);
+	if (IS_ERR(a)) {
+		kfree(sbs);
+		return PTR_ERR(a);
+	}
+	ret = lraid_assemble_read(a, nr, sbs);
+	if (ret)
+		goto out_abort;
+	newest = lraid_sb_newest(sbs, nr);
+	ref = &sbs[newest];
+	ret = lraid_assemble_roles(a, nr, sbs, newest);
+	if (ret)
+		goto out_abort;
+	ret = lraid_sb_geom(ref, &a->geom);
+	if (ret) {
+		pr_warn_ratelimited("assemble: bad geometry\n");
+		goto out_abort;
+	}
+	memcpy(a->uuid, ref->uuid, sizeof(a->uuid));
+	a->ctime = ref->ctime;
+	a->data_offset = ref->data_offset;
+	a->bitmap_offset = ref->bitmap_offset;
+	a->bitmap_sectors = ref->bitmap_sectors;
+	a->bitmap_region_sectors = ref->bitmap_region_sectors;
+	strscpy(a->name, ref->name, sizeof(a->name));
+	a->events = ref->events + 1;
+	if (!(ref->state & LRAID_SB_STATE_CLEAN))
 		pr_warn("lraid%d: array was not stopped cleanly; parity of stripes written at the time may be stale (resync is future work)\n",
 			index);
-	for (i = 0; i < nr; i++) {
-		if (sbs[i].data_offset != a->data_offset) {
-			pr_warn_ratelimited("assemble: members disagree on data offset\n");
-			ret = -EINVAL;
-			goto out_close;
-		}
-	}
 	a->clean = false;
-	ret = lraid_sb_write_all(a);
+	ret = lraid_array_start(a);
 	if (ret)
-		goto out_close;
-	ret = lraid_array_run(a);
-	if (ret)
-		goto out_close;
-	pr_info("lraid%d: assembled RAID%u, %u members, events %llu\n",
-		index, a->geom.level, nr, a->events);
-	mutex_unlock(&lraid_ctl_mutex);
-	__free_page(page);
+		goto out_free;
+	if (a->failed)
+		pr_warn("lraid%d: assembled RAID%u degraded, %u of %u members, failed roles %#x, events %llu\n",
+			index, a->geom.level,
+			a->geom.nr_members - hweight32(a->failed),
+			a->geom.nr_members, a->failed, a->events);
+	else
+		pr_info("lraid%d: assembled RAID%u, %u members, events %llu\n",
+			index, a->geom.level, nr, a->events);
 	kfree(sbs);
 	return 0;
 
-out_close:
-	lraid_members_close(a, nr);
+out_abort:
+	lraid_array_abort(a);
 out_free:
-	if (page)
-		__free_page(page);
 	kfree(sbs);
-	kfree(a);
-out_unlock:
+	return ret;
+}
+
+int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs)
+{
+	int ret;
+
+	mutex_lock(&lraid_ctl_mutex);
+	ret = __lraid_array_assemble(index, nr, devs);
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
 }
@@ -507,7 +659,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 	a->clean = true;
 	if (lraid_sb_write_all(a))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
-	lraid_members_close(a, a->geom.nr_members);
+	lraid_members_close(a);
 	put_disk(a->disk);
 	lraid_arrays[a->index] = NULL;
 	pr_info("lraid%d: stopped\n", a->index);
@@ -554,7 +706,7 @@ int lraid_array_fail(int index, dev_t dev)
 		goto out;
 	}
 	for (i = 0; i < a->geom.nr_members; i++)
-		if (a->members[i].dev == dev)
+		if (a->members[i].b.bdev && a->members[i].dev == dev)
 			break;
 	if (i == a->geom.nr_members) {
 		pr_warn_ratelimited("lraid%d: fail: %u:%u is not a member\n",

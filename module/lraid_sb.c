@@ -283,8 +283,9 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 		    sb->nr_members != ref->nr_members)
 			return lraid_sb_fail(why, "members disagree on the geometry",
 					     -EINVAL);
-		if (sb->data_size != ref->data_size)
-			return lraid_sb_fail(why, "members disagree on the data size",
+		if (sb->data_size != ref->data_size ||
+		    sb->data_offset != ref->data_offset)
+			return lraid_sb_fail(why, "members disagree on the data area",
 					     -EINVAL);
 		if (sb->feature_incompat != ref->feature_incompat)
 			return lraid_sb_fail(why, "members disagree on incompatible features",
@@ -304,10 +305,34 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 	nr_parity = ref->level == 6 ? 2 : 1;
 	if (fresh < ref->nr_members - nr_parity)
 		return lraid_sb_fail(why, "too many members missing, failed or stale to assemble",
-				     -EINVAL);
+				     -ENODEV);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_check_set);
+
+void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
+		    unsigned int fresh_mask, struct lraid_sb_roles *roles)
+{
+	const struct lraid_sb_info *ref = &sbs[lraid_sb_newest(sbs, n)];
+	u32 all = ref->nr_members >= 32 ? ~0U : (1U << ref->nr_members) - 1;
+	u32 offered = 0;
+	unsigned int i;
+
+	memset(roles, 0, sizeof(*roles));
+	for (i = 0; i < n; i++) {
+		if (sbs[i].role >= 32)
+			continue;
+		offered |= 1U << sbs[i].role;
+		if (fresh_mask & (1U << i))
+			roles->fresh |= 1U << sbs[i].role;
+	}
+	roles->failed = ref->failed_mask & all;
+	roles->stale = offered & ~roles->fresh & ~roles->failed;
+	roles->missing = all & ~offered & ~roles->failed;
+	roles->unusable = all & ~roles->fresh;
+	roles->tolerate = ref->level == 6 ? 2 : 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_roles);
 
 /* Level, member count and chunk size within what lraid_geom supports. */
 static int lraid_sb_geom_params_ok(const struct lraid_sb_info *info)

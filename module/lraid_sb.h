@@ -161,15 +161,34 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why);
 /*
  * Assembly check over the decoded superblocks @sbs[0..n-1] of the members
  * offered (one per device, any order). Requires: same UUID, name, level,
- * layout, chunk, member count, data size and incompat features; no two with
- * the same role; no more than nr_members offered. Members whose event
- * counter is behind the newest one, or whose role the newest superblock
- * marks failed, are stale. Sets *@fresh_mask bit i for each fresh @sbs[i].
- * Fails when fresh members cannot serve the array (fewer than nr_data).
- * Returns 0, or -EINVAL with *@why set.
+ * layout, chunk, member count, data size, data offset and incompat
+ * features; no two with the same role; no more than nr_members offered.
+ * Members whose event counter is behind the newest one ("not fresh": they
+ * missed writes), or whose role the newest superblock marks failed, must
+ * not be used. Sets *@fresh_mask bit i for each fresh @sbs[i].
+ * Returns 0; -EINVAL with *@why set when the set is inconsistent; -ENODEV
+ * with *@why set when it is consistent but more roles are missing, failed
+ * or not fresh than the level survives (lraid_sb_roles() says which).
  */
 int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 		       unsigned int *fresh_mask, const char **why);
+
+/* What assembly makes of each role; bit r of each mask is role r. */
+struct lraid_sb_roles {
+	u32 fresh;	/* offered, newest event count, not recorded failed */
+	u32 stale;	/* offered but behind the newest event count */
+	u32 failed;	/* recorded failed by the newest superblock */
+	u32 missing;	/* neither offered nor recorded failed */
+	u32 unusable;	/* stale | failed | missing: the array's failed set */
+	unsigned int tolerate;	/* how many unusable roles the level survives */
+};
+
+/*
+ * Sort the roles of the set @sbs[0..n-1] with the @fresh_mask that
+ * lraid_sb_check_set() returned (also after -ENODEV) into @roles.
+ */
+void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
+		    unsigned int fresh_mask, struct lraid_sb_roles *roles);
 
 /* Index in @sbs[0..n-1] of the newest superblock (highest events). */
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n);

@@ -3,7 +3,7 @@
  * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
  *
  *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] MEMBER...
- *   lraidctl assemble lraidN MEMBER...
+ *   lraidctl assemble [--no-degraded] lraidN MEMBER...
  *   lraidctl stop lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl detail [--json] lraidN
@@ -14,6 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +71,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage:\n"
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--assume-clean] MEMBER...\n"
-		"  %s assemble lraidN MEMBER...\n"
+		"  %s assemble [--no-degraded] lraidN MEMBER...\n"
 		"  %s stop lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
@@ -138,9 +140,62 @@ static int open_control(void)
 	return fd;
 }
 
+/* Where a block device sits: its sysfs node, its disk's, its sectors. */
+struct dev_place {
+	char node[PATH_MAX];	/* /sys/devices/.../block/DISK[/PART] */
+	char disk[PATH_MAX];	/* the whole disk's node */
+	unsigned long long start, size;
+	bool part;
+};
+
+static unsigned long long sys_number(const char *dir, const char *name)
+{
+	unsigned long long v = 0;
+	char path[PATH_MAX + 16];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Returns false when sysfs does not say (the kernel still checks). */
+static bool dev_place(dev_t d, struct dev_place *p)
+{
+	char link[64], tmp[PATH_MAX];
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
+	if (!realpath(link, p->node))
+		return false;
+	snprintf(tmp, sizeof(tmp), "%s/partition", p->node);
+	p->part = access(tmp, F_OK) == 0;
+	strcpy(tmp, p->node);
+	strcpy(p->disk, p->part ? dirname(tmp) : p->node);
+	p->start = p->part ? sys_number(p->node, "start") : 0;
+	p->size = sys_number(p->node, "size");
+	return true;
+}
+
+/* A disk and its own partition, or two partitions sharing sectors. */
+static bool dev_overlap(const struct dev_place *a, const struct dev_place *b)
+{
+	if (strcmp(a->disk, b->disk))
+		return false;
+	if (!a->part || !b->part)
+		return true;
+	return a->start < b->start + b->size && b->start < a->start + a->size;
+}
+
 /* Open the members and check what can be checked here for clear errors. */
 static int open_members(int argc, char **argv, int32_t *fds)
 {
+	static struct dev_place place[LRAID_MAX_MEMBERS_ABI];
+	bool known[LRAID_MAX_MEMBERS_ABI];
 	dev_t devs[LRAID_MAX_MEMBERS_ABI];
 	int i, j;
 
@@ -164,9 +219,17 @@ static int open_members(int argc, char **argv, int32_t *fds)
 			goto fail;
 		}
 		devs[i] = st.st_rdev;
+		known[i] = dev_place(devs[i], &place[i]);
 		for (j = 0; j < i; j++) {
 			if (devs[j] == devs[i]) {
 				err("member %s given twice (same device as %s): %s",
+				    argv[i], argv[j], strerror(EINVAL));
+				i++;
+				goto fail;
+			}
+			if (known[i] && known[j] &&
+			    dev_overlap(&place[i], &place[j])) {
+				err("member %s overlaps member %s (a disk and its own partition): %s",
 				    argv[i], argv[j], strerror(EINVAL));
 				i++;
 				goto fail;
@@ -185,6 +248,65 @@ static void close_members(int n, int32_t *fds)
 {
 	while (n-- > 0)
 		close(fds[n]);
+}
+
+static const char *errno_hint(int e);
+
+/*
+ * Read and decode the superblock of @path. Returns 0, -EIO after printing
+ * why the device could not be read, or the decoder's errno with *@why set.
+ */
+static int read_sb(const char *path, struct lraid_sb_info *sb,
+		   const char **why)
+{
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err("cannot open %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	n = pread(fd, block, sizeof(block), 0);
+	if (n != (ssize_t)sizeof(block)) {
+		err("cannot read the superblock of %s: %s", path,
+		    n < 0 ? strerror(errno) : "short read");
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return lraid_sb_decode(block, sb, why);
+}
+
+/*
+ * Open the members @paths[0..nm-1] and the control device, issue @req with
+ * @arg (whose member_fds field is @fds_field), close everything. Returns 0
+ * or the ioctl's errno (after printing why), -1 for any other failure.
+ */
+static int member_ioctl(const char *verb, uint32_t index, int nm,
+			char **paths, unsigned long req, void *arg,
+			__u64 *fds_field)
+{
+	int32_t fds[LRAID_MAX_MEMBERS_ABI];
+	int ctl, ret = 0;
+
+	if (open_members(nm, paths, fds))
+		return -1;
+	ctl = open_control();
+	if (ctl < 0) {
+		close_members(nm, fds);
+		return -1;
+	}
+	*fds_field = (uintptr_t)fds;
+	if (ioctl(ctl, req, arg)) {
+		ret = errno;
+		err("%s lraid%u failed: %s%s", verb, index, strerror(ret),
+		    errno_hint(ret));
+	}
+	close_members(nm, fds);
+	close(ctl);
+	return ret;
 }
 
 static const char *errno_hint(int e)
@@ -210,9 +332,8 @@ static const char *errno_hint(int e)
 static int cmd_create(int argc, char **argv)
 {
 	struct lraid_ioc_create c = { 0 };
-	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	uint64_t chunk = 64 << 10;
-	int level = 0, i, ctl, nm;
+	int level = 0, i, nm;
 	const char *name = NULL;
 	int first_member = -1;
 
@@ -260,63 +381,130 @@ static int cmd_create(int argc, char **argv)
 		    chunk, strerror(EINVAL));
 		return 1;
 	}
-	if (open_members(nm, argv + first_member, fds))
-		return 1;
-	ctl = open_control();
-	if (ctl < 0) {
-		close_members(nm, fds);
-		return 1;
-	}
 	c.level = level;
 	c.nr_members = nm;
 	c.chunk_bytes = chunk;
-	c.member_fds = (uintptr_t)fds;
-	if (ioctl(ctl, LRAID_IOC_CREATE, &c)) {
-		int e = errno;
-
-		err("create lraid%u failed: %s%s", c.index, strerror(e),
-		    errno_hint(e));
-		close_members(nm, fds);
-		close(ctl);
+	if (member_ioctl("create", c.index, nm, argv + first_member,
+			 LRAID_IOC_CREATE, &c, &c.member_fds))
 		return 1;
-	}
-	close_members(nm, fds);
-	close(ctl);
 	printf("/dev/lraid%u\n", c.index);
 	return 0;
 }
 
+/* "1, 3" for roles 1 and 3 of @mask */
+static const char *roles_str(uint32_t mask)
+{
+	static char buf[128];
+	size_t len = 0;
+	int r;
+
+	buf[0] = 0;
+	for (r = 0; r < 32; r++)
+		if (mask & (1U << r))
+			len += snprintf(buf + len, sizeof(buf) - len, "%s%d",
+					len ? ", " : "", r);
+	return buf;
+}
+
+/*
+ * What the kernel will make of the members @paths[0..nm-1]: the same
+ * superblock checks, run here on the same data, to say which roles are
+ * missing, failed or not fresh. Returns 0 when the set can start, 1 when
+ * too many roles are unusable, -1 when the set is not valid at all (the
+ * kernel then refuses and says why).
+ */
+static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
+			  struct lraid_sb_roles *r, unsigned int *newest)
+{
+	const char *why = "";
+	unsigned int fresh;
+	int i, ret;
+
+	for (i = 0; i < nm; i++)
+		if (read_sb(paths[i], &sbs[i], &why))
+			return -1;
+	ret = lraid_sb_check_set(sbs, nm, &fresh, &why);
+	if (ret && ret != -ENODEV)
+		return -1;
+	*newest = lraid_sb_newest(sbs, nm);
+	lraid_sb_roles(sbs, nm, fresh, r);
+	return ret ? 1 : 0;
+}
+
+static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
+			 const struct lraid_sb_roles *r, unsigned int newest)
+{
+	int i;
+
+	for (i = 0; i < nm; i++) {
+		if (r->stale & (1U << sbs[i].role))
+			err("%s (role %u) is stale: events %llu, array at %llu (it missed writes); not used",
+			    paths[i], sbs[i].role,
+			    (unsigned long long)sbs[i].events,
+			    (unsigned long long)sbs[newest].events);
+		else if (r->failed & (1U << sbs[i].role))
+			err("%s (role %u) is stale: the array recorded it failed (events %llu, array at %llu); not used",
+			    paths[i], sbs[i].role,
+			    (unsigned long long)sbs[i].events,
+			    (unsigned long long)sbs[newest].events);
+	}
+}
+
 static int cmd_assemble(int argc, char **argv)
 {
+	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
 	struct lraid_ioc_assemble c = { 0 };
-	int32_t fds[LRAID_MAX_MEMBERS_ABI];
-	int ctl, nm;
+	const struct lraid_sb_info *ref;
+	bool no_degraded = false;
+	struct lraid_sb_roles r;
+	unsigned int newest = 0;
+	int nm, have, ret;
 
+	if (argc > 1 && !strcmp(argv[1], "--no-degraded")) {
+		no_degraded = true;
+		argc--;
+		argv++;
+	}
 	if (argc < 3)
 		return usage();
 	if (parse_array(argv[1], &c.index))
 		return 1;
 	nm = argc - 2;
-	if (open_members(nm, argv + 2, fds))
+	if (nm > LRAID_MAX_MEMBERS_ABI) {
+		err("too many members: %d (at most %d)", nm,
+		    LRAID_MAX_MEMBERS_ABI);
 		return 1;
-	ctl = open_control();
-	if (ctl < 0) {
-		close_members(nm, fds);
+	}
+	have = assess_members(nm, argv + 2, sbs, &r, &newest);
+	ref = &sbs[newest];
+	if (have >= 0 && no_degraded && r.unusable) {
+		report_roles(nm, argv + 2, sbs, &r, newest);
+		err("assemble lraid%u refused (--no-degraded): it would start degraded without role%s %s: %s",
+		    c.index, r.unusable & (r.unusable - 1) ? "s" : "",
+		    roles_str(r.unusable), strerror(ENODEV));
 		return 1;
 	}
 	c.nr_members = nm;
-	c.member_fds = (uintptr_t)fds;
-	if (ioctl(ctl, LRAID_IOC_ASSEMBLE, &c)) {
-		int e = errno;
-
-		err("assemble lraid%u failed: %s%s", c.index, strerror(e),
-		    errno_hint(e));
-		close_members(nm, fds);
-		close(ctl);
+	ret = member_ioctl("assemble", c.index, nm, argv + 2,
+			   LRAID_IOC_ASSEMBLE, &c, &c.member_fds);
+	if (ret) {
+		if (ret == ENODEV && have == 1) {
+			report_roles(nm, argv + 2, sbs, &r, newest);
+			err("RAID%u with %u members: %d missing (roles %s), %d failed, %d stale; it survives at most %u missing, failed or stale",
+			    ref->level, ref->nr_members,
+			    __builtin_popcount(r.missing), roles_str(r.missing),
+			    __builtin_popcount(r.failed),
+			    __builtin_popcount(r.stale), r.tolerate);
+		}
 		return 1;
 	}
-	close_members(nm, fds);
-	close(ctl);
+	if (have == 0 && r.unusable) {
+		report_roles(nm, argv + 2, sbs, &r, newest);
+		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s",
+		    c.index, __builtin_popcount(r.fresh), ref->nr_members,
+		    r.unusable & (r.unusable - 1) ? "s" : "",
+		    roles_str(r.unusable));
+	}
 	printf("/dev/lraid%u\n", c.index);
 	return 0;
 }
@@ -390,9 +578,41 @@ static int cmd_fail(int argc, char **argv)
 	return 0;
 }
 
+static void dev_path(unsigned int maj, unsigned int min, char *out, size_t len)
+{
+	char link[64], target[256];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = 0;
+		snprintf(out, len, "/dev/%s", strrchr(target, '/') + 1);
+	} else {
+		snprintf(out, len, "%u:%u", maj, min);
+	}
+}
+
+/* A faulty role without a device: missing at assembly, or not fresh. */
+static bool member_missing(const struct lraid_ioc_member *m)
+{
+	return m->state == LRAID_MEMBER_FAULTY && !m->major && !m->minor;
+}
+
 static const char *member_state(const struct lraid_ioc_member *m)
 {
+	if (member_missing(m))
+		return "missing";
 	return m->state == LRAID_MEMBER_FAULTY ? "faulty" : "active";
+}
+
+static void member_path(const struct lraid_ioc_member *m, char *out,
+			size_t len)
+{
+	if (member_missing(m))
+		snprintf(out, len, "-");
+	else
+		dev_path(m->major, m->minor, out, len);
 }
 
 static const char *array_state(const struct lraid_ioc_info *c)
@@ -412,21 +632,6 @@ static void uuid_str(const uint8_t *u, char *out)
 		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
 		u[10], u[11], u[12], u[13], u[14], u[15]);
-}
-
-static void dev_path(unsigned int maj, unsigned int min, char *out, size_t len)
-{
-	char link[64], target[256];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n > 0) {
-		target[n] = 0;
-		snprintf(out, len, "/dev/%s", strrchr(target, '/') + 1);
-	} else {
-		snprintf(out, len, "%u:%u", maj, min);
-	}
 }
 
 static int cmd_detail(int argc, char **argv)
@@ -477,8 +682,7 @@ static int cmd_detail(int argc, char **argv)
 		for (i = 0; i < c.nr_members; i++) {
 			char p[300];
 
-			dev_path(c.members[i].major, c.members[i].minor, p,
-				 sizeof(p));
+			member_path(&c.members[i], p, sizeof(p));
 			printf("%s{\"role\": %u, \"device\": \"%s\", \"major\": %u, "
 			       "\"minor\": %u, \"state\": \"%s\"}",
 			       i ? ", " : "", c.members[i].role, p,
@@ -507,24 +711,22 @@ static int cmd_detail(int argc, char **argv)
 	for (i = 0; i < c.nr_members; i++) {
 		char p[300];
 
-		dev_path(c.members[i].major, c.members[i].minor, p, sizeof(p));
+		member_path(&c.members[i], p, sizeof(p));
 		printf("    %6d   %5u   %5u   %10u %-13s %s\n", i,
 		       c.members[i].major, c.members[i].minor,
 		       c.members[i].role,
-		       c.members[i].state == LRAID_MEMBER_FAULTY ? "faulty" :
-		       "active sync", p);
+		       c.members[i].state == LRAID_MEMBER_ACTIVE ?
+		       "active sync" : member_state(&c.members[i]), p);
 	}
 	return 0;
 }
 
 static int cmd_examine(int argc, char **argv)
 {
-	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
 	struct lraid_sb_info sb;
 	const char *dev = NULL, *why = "";
-	int json = 0, fd, i, ret;
+	int json = 0, i, ret;
 	char uuid[40];
-	ssize_t n;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
@@ -536,20 +738,9 @@ static int cmd_examine(int argc, char **argv)
 	}
 	if (!dev)
 		return usage();
-	fd = open(dev, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err("cannot open %s: %s", dev, strerror(errno));
+	ret = read_sb(dev, &sb, &why);
+	if (ret == -EIO)
 		return 1;
-	}
-	n = pread(fd, block, sizeof(block), 0);
-	if (n != (ssize_t)sizeof(block)) {
-		err("cannot read the superblock of %s: %s", dev,
-		    n < 0 ? strerror(errno) : "short read");
-		close(fd);
-		return 1;
-	}
-	close(fd);
-	ret = lraid_sb_decode(block, &sb, &why);
 	if (ret) {
 		err("%s: no valid lraid superblock: %s: %s", dev, why,
 		    strerror(-ret));

@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Degraded assembly, as mdadm --assemble does it: RAID5 on 4 and RAID6 on 5
+# null_blk members. Write with crc32c verify, stop, assemble without one
+# member (RAID6: then without two), read everything back, write more while
+# degraded, stop and assemble degraded again. A member offered back after it
+# was left out, `fail`ed, or whose superblock is behind (it missed writes)
+# is reported stale and not used: its data area is overwritten with noise
+# first, so reading from it would fail the verify. Too many missing members
+# and --no-degraded are refused and leave every superblock as it was.
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need fio
+lr_setup
+
+# fill ARGS...: sequential odd-sized writes over the first 12 MiB
+fill() {
+	lr_fio /dev/lraid0 fill --rw=write --bs=3584 --size=12M --iodepth=4 "$@"
+}
+
+# more ARGS...: random writes of 512 B..48 KiB at 13..19 MiB
+more() {
+	lr_fio /dev/lraid0 more --rw=randwrite --bsrange=512-48k \
+		--blockalign=512 --offset=13M --size=6M --iodepth=8 "$@"
+}
+
+# sha of the first 20 MiB, read around the page cache
+sha() {
+	dd if=/dev/lraid0 bs=1M count=20 iflag=direct status=none | sha256sum
+}
+
+# sbsum DEV...: the superblock blocks, read around the page cache
+sbsum() {
+	local d
+	for d in "$@"; do
+		dd if="$d" bs=4096 count=1 iflag=direct status=none | sha256sum
+	done
+}
+
+# noise DEV: overwrite the data area a stale member must not be read from
+noise() {
+	dd if=/dev/urandom of="$1" bs=1M seek=1 count=12 oflag=direct \
+		conv=fsync status=none || lr_fail "noise on $1"
+}
+
+stop() {
+	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
+}
+
+# assemble MEMBER...: must start; its messages are left in $LR_TMP/asm
+assemble() {
+	"$LRAIDCTL" assemble lraid0 "$@" >/dev/null 2>"$LR_TMP/asm" ||
+		{ cat "$LR_TMP/asm"; lr_fail "assemble $*"; }
+	udevadm settle 2>/dev/null || true
+	[ -b /dev/lraid0 ] || lr_fail "/dev/lraid0 missing after assemble"
+	sed 's/^/    /' "$LR_TMP/asm"
+}
+
+# said TEXT: the last assemble printed TEXT
+said() {
+	grep -q -- "$1" "$LR_TMP/asm" ||
+		{ cat "$LR_TMP/asm"; lr_fail "assemble did not say '$1'"; }
+}
+
+# degraded ROLE...: detail shows the array degraded without exactly ROLEs
+degraded() {
+	local r got
+	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
+	grep -q "State : active, degraded" "$LR_TMP/detail" ||
+		{ cat "$LR_TMP/detail"; lr_fail "detail does not show degraded"; }
+	got=$(awk '$5 == "missing" { print $4 }' "$LR_TMP/detail" | xargs)
+	[ "$got" = "$*" ] ||
+		{ cat "$LR_TMP/detail"; lr_fail "missing roles '$got', wanted '$*'"; }
+	for r in "$@"; do
+		"$LRAIDCTL" detail --json lraid0 |
+			grep -q "\"role\": $r, \"device\": \"-\", \"major\": 0, \"minor\": 0, \"state\": \"missing\"" ||
+			lr_fail "detail --json does not show role $r missing"
+	done
+}
+
+# refused WHAT TEXT ARGS...: lraidctl ARGS fails saying TEXT, no superblock
+# of the members given (or of any member in $all) changes
+refused() {
+	local what=$1 text=$2 before after
+	shift 2
+	before=$(sbsum "${all[@]}")
+	if "$LRAIDCTL" "$@" >/dev/null 2>"$LR_TMP/err"; then
+		lr_fail "$what: accepted: lraidctl $*"
+	fi
+	grep -q -- "$text" "$LR_TMP/err" ||
+		{ cat "$LR_TMP/err"; lr_fail "$what: no '$text' in the error"; }
+	sed "s/^/    $what: /" "$LR_TMP/err"
+	[ ! -e /dev/lraid0 ] || lr_fail "$what: /dev/lraid0 exists"
+	after=$(sbsum "${all[@]}")
+	[ "$before" = "$after" ] || lr_fail "$what: superblocks changed"
+}
+
+# failed_mask DEV: the failed set DEV's superblock records
+failed_mask() {
+	"$LRAIDCTL" examine --json "$1" | sed 's/.*"failed_mask": \([0-9]*\).*/\1/'
+}
+
+for cfg in "5 4 64K" "6 5 16K"; do
+	read -r level n chunk <<<"$cfg"
+	tol=$((level - 4))
+	lr_log "RAID$level on $n null_blk members, chunk $chunk"
+	lr_members nullb "$n" 48
+	all=("${LR_M[@]}")
+	lr_create lraid0 --level "$level" --chunk "$chunk" "${all[@]}"
+	fill
+	want=$(sha)
+	stop
+
+	lr_log "RAID$level: role 1 missing"
+	set1=("${all[0]}" "${all[@]:2}")
+	assemble "${set1[@]}"
+	said "started degraded"
+	degraded 1
+	fill --verify_only
+	[ "$(sha)" = "$want" ] || lr_fail "degraded contents differ"
+	gone="1"
+	set2=("${set1[@]}")
+	if [ "$level" = 6 ]; then
+		stop
+		lr_log "RAID6: roles 1 and 3 missing"
+		set2=("${all[0]}" "${all[2]}" "${all[4]}")
+		assemble "${set2[@]}"
+		degraded 1 3
+		fill --verify_only
+		[ "$(sha)" = "$want" ] || lr_fail "doubly degraded contents differ"
+		gone="1 3"
+	fi
+	lr_log "RAID$level: write while degraded"
+	more
+	want=$(sha)
+	stop
+	mask=0
+	for r in $gone; do
+		mask=$((mask | 1 << r))
+	done
+	for d in "${set2[@]}"; do
+		[ "$(failed_mask "$d")" = "$mask" ] ||
+			lr_fail "$d does not record failed roles $gone"
+	done
+	[ "$(failed_mask "${all[1]}")" = 0 ] ||
+		lr_fail "the missing member's superblock was written"
+
+	lr_log "RAID$level: assemble degraded again"
+	assemble "${set2[@]}"
+	# shellcheck disable=SC2086
+	degraded $gone
+	fill --verify_only
+	more --verify_only
+	[ "$(sha)" = "$want" ] || lr_fail "contents differ after reassembly"
+	stop
+
+	lr_log "RAID$level: the missing member offered back is stale, not used"
+	old=$(sbsum "${all[1]}")
+	noise "${all[1]}"
+	assemble "${all[@]}"
+	said "${all[1]} (role 1) is stale"
+	said "not used"
+	# shellcheck disable=SC2086
+	degraded $gone
+	fill --verify_only
+	more --verify_only
+	[ "$(sha)" = "$want" ] || lr_fail "a stale member was read"
+	stop
+	[ "$(sbsum "${all[1]}")" = "$old" ] ||
+		lr_fail "the stale member's superblock was written"
+
+	lr_log "RAID$level: refusals"
+	refused "too many missing" "survives at most $tol" \
+		assemble lraid0 "${all[0]}" "${all[2]}"
+	refused "one member only" "survives at most $tol" \
+		assemble lraid0 "${all[0]}"
+	refused "--no-degraded" "refused (--no-degraded)" \
+		assemble --no-degraded lraid0 "${set2[@]}"
+
+	if [ "$level" = 5 ]; then
+		lr_log "RAID5: a failed member given back is stale, not used"
+		lr_create lraid0 --level 5 --chunk "$chunk" "${all[@]}"
+		fill
+		"$LRAIDCTL" fail lraid0 "${all[2]}" || lr_fail "fail"
+		more
+		want=$(sha)
+		stop
+		old=$(sbsum "${all[2]}")
+		noise "${all[2]}"
+		assemble "${all[@]}"
+		said "${all[2]} (role 2) is stale"
+		degraded 2
+		fill --verify_only
+		more --verify_only
+		[ "$(sha)" = "$want" ] || lr_fail "a failed member was read"
+		stop
+		[ "$(sbsum "${all[2]}")" = "$old" ] ||
+			lr_fail "the failed member's superblock was written"
+	else
+		lr_log "RAID6: a member whose superblock is behind is stale, not used"
+		lr_create lraid0 --level 6 --chunk "$chunk" "${all[@]}"
+		fill
+		want=$(sha)
+		stop
+		dd if="${all[2]}" of="$LR_TMP/sb" bs=4096 count=1 iflag=direct \
+			status=none
+		assemble "${all[@]}"
+		stop
+		dd if="$LR_TMP/sb" of="${all[2]}" bs=4096 count=1 oflag=direct \
+			conv=fsync status=none
+		noise "${all[2]}"
+		assemble "${all[@]}"
+		said "${all[2]} (role 2) is stale: events"
+		degraded 2
+		fill --verify_only
+		[ "$(sha)" = "$want" ] || lr_fail "a stale member was read"
+		stop
+	fi
+done
+echo "PASS: degraded assembly"
