@@ -634,22 +634,33 @@ static void uuid_str(const uint8_t *u, char *out)
 		u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
+/* "[--json] NAME": 0, or -1 for a usage error */
+static int parse_json_name(int argc, char **argv, int *json,
+			   const char **name)
+{
+	int i;
+
+	*json = 0;
+	*name = NULL;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			*json = 1;
+		else if (!*name)
+			*name = argv[i];
+		else
+			return -1;
+	}
+	return *name ? 0 : -1;
+}
+
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
-	const char *name = NULL;
-	int json = 0, ctl, i;
+	const char *name;
+	int json, ctl, i;
 	char uuid[40];
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!name)
-			name = argv[i];
-		else
-			return usage();
-	}
-	if (!name)
+	if (parse_json_name(argc, argv, &json, &name))
 		return usage();
 	memset(&c, 0, sizeof(c));
 	if (parse_array(name, &c.index))
@@ -724,19 +735,11 @@ static int cmd_detail(int argc, char **argv)
 static int cmd_examine(int argc, char **argv)
 {
 	struct lraid_sb_info sb;
-	const char *dev = NULL, *why = "";
-	int json = 0, i, ret;
+	const char *dev, *why = "";
+	int json, ret;
 	char uuid[40];
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = 1;
-		else if (!dev)
-			dev = argv[i];
-		else
-			return usage();
-	}
-	if (!dev)
+	if (parse_json_name(argc, argv, &json, &dev))
 		return usage();
 	ret = read_sb(dev, &sb, &why);
 	if (ret == -EIO)

@@ -107,20 +107,32 @@ with open(sys.argv[1], "r+b") as f:
 PY
 pd=$(losetup -fP --show "$img") || lr_fail "losetup -P"
 LR_LOOPS+=("$pd")
-udevadm settle 2>/dev/null || true
-for _ in $(seq 50); do
-	[ -b "${pd}p2" ] && break
-	sleep 0.1
-done
-if [ -b "${pd}p1" ] && [ -b "${pd}p2" ]; then
+# udev rereads the table whenever the disk is closed after a write open:
+# wait for the partitions to be back before every step
+parts() {
+	udevadm settle 2>/dev/null || true
+	for _ in $(seq 50); do
+		[ -b "${pd}p1" ] && [ -b "${pd}p2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if parts; then
 	LR_ARRAYS+=(lraid0)
 	refuse "a disk and its own partition" create lraid0 --level 5 "$pd" "${pd}p1" "${m[0]}"
+	parts || lr_fail "partitions gone"
 	refuse "a partition and its disk" create lraid0 --level 5 "${pd}p2" "${m[0]}" "$pd"
+	parts || lr_fail "partitions gone"
 	python3 - "$pd" "${pd}p1" "${m[0]}" <<'PY' || lr_fail "kernel overlap check"
-import array, errno, fcntl, os, struct, sys
+import array, errno, fcntl, os, struct, subprocess, sys, time
 ctl = os.open("/dev/lraid-control", os.O_RDWR)
 disk, part, other = sys.argv[1:4]
 for order in ([disk, part, other], [part, other, disk]):
+    subprocess.run(["udevadm", "settle"], check=False)
+    for _ in range(50):
+        if os.path.exists(part):
+            break
+        time.sleep(0.1)
     fds = array.array("i", [os.open(p, os.O_RDWR) for p in order])
     c = struct.pack("<IIBBHIQQ32x", 0, 1, 5, len(fds), 0, 65536,
                     fds.buffer_info()[0], 0)
@@ -135,6 +147,7 @@ for order in ([disk, part, other], [part, other, disk]):
     print(f"ok: kernel refuses {order}: {os.strerror(err)}")
 PY
 	# two partitions of one disk that do not overlap are fine
+	parts || lr_fail "partitions gone"
 	"$LRAIDCTL" create lraid0 --level 5 --assume-clean "${pd}p1" "${pd}p2" "${m[0]}" \
 		>/dev/null || lr_fail "partitions of one disk refused"
 	"$LRAIDCTL" stop lraid0 || lr_fail stop
