@@ -9,7 +9,8 @@
  * in cache); the 1 MiB case cycles through a 240+ MiB pool (DRAM).
  *
  *   gf_bench [seconds-per-cell [cases]]   cases: any of 4 8 6 D (k=4, 8,
- *   16 at 4 KiB, DRAM); built with -D_GNU_SOURCE
+ *   16 at 4 KiB, k=8 from DRAM; the default), E, F (k=16, k=4 from DRAM);
+ *   built with -D_GNU_SOURCE
  */
 #include <sched.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ static const char *const op_names[NOPS] = {
 
 struct stripe {
 	void *d[MAXK], *p, *q, *nw, *x, *y, *xp, *xq;
+	void *c[MAXK];		/* memcpy destinations (DRAM case only) */
 	void *ptrs[MAXK + 2];	/* lib/raid6 and ISA-L layout: data, P, Q */
 };
 
@@ -113,6 +115,9 @@ static void pool_init(unsigned int kk, size_t b, size_t pool_bytes)
 		st->y = balloc(b);
 		st->xp = balloc(b);
 		st->xq = balloc(b);
+		if (npool > 1)
+			for (i = 0; i < k; i++)
+				st->c[i] = balloc(b);
 		st->ptrs[k] = st->p;
 		st->ptrs[k + 1] = st->q;
 		pq_gen(k + 2, b, st->ptrs);
@@ -125,8 +130,10 @@ static void pool_free(void)
 	unsigned int s, i;
 
 	for (s = 0; s < npool; s++) {
-		for (i = 0; i < k; i++)
+		for (i = 0; i < k; i++) {
 			free(pool[s].d[i]);
+			free(pool[s].c[i]);
+		}
 		free(pool[s].p);
 		free(pool[s].q);
 		free(pool[s].nw);
@@ -433,6 +440,38 @@ static double memcpy_gbs(size_t b)
 	return best / 1e9;
 }
 
+/*
+ * memcpy of every data block of each stripe into its own destination
+ * (k * block bytes per stripe, counted as k * block), cycling through the
+ * whole pool: the same bytes read from the same DRAM-resident buffers as
+ * gen_pq, written to a DRAM-sized destination pool.
+ */
+static double memcpy_all_gbs(void)
+{
+	double best = 0;
+	int rep;
+
+	for (rep = 0; rep < 8; rep++) {
+		double t0 = now(), t;
+		unsigned long n = 0;
+
+		do {
+			struct stripe *s = next();
+			unsigned int i;
+
+			for (i = 0; i < k; i++) {
+				memcpy(s->c[i], s->d[i], blk);
+				__asm__ volatile("" : : "r"(s->c[i]) : "memory");
+			}
+			n++;
+			t = now() - t0;
+		} while (t < cell_secs / 8);
+		if (n * k * blk / t > best)
+			best = n * k * blk / t;
+	}
+	return best / 1e9;
+}
+
 /* The recovered blocks must equal the originals, for every family. */
 static void verify(const char *who, void (*fn)(int))
 {
@@ -501,6 +540,11 @@ static void bench_case(unsigned int kk, size_t b, size_t pool_bytes)
 	printf("\n## k=%u, %zu KiB blocks, %s; memcpy %.1f GB/s\n", k,
 	       b / 1024, npool > 1 ? "DRAM (pool of stripes)" : "hot in cache",
 	       memcpy_gbs(b));
+	if (npool > 1)
+		printf("# memcpy of all k data blocks per stripe (%u stripes, "
+		       "%zu MiB read + %zu MiB written): %.1f GB/s\n", npool,
+		       npool * k * b >> 20, npool * k * b >> 20,
+		       memcpy_all_gbs());
 	printf("%-15s", "op \\ GB/s");
 	for (i = 0; lraid_gf_impls[i]; i++)
 		if (lraid_gf_impl_supported(lraid_gf_impls[i], NULL))
@@ -590,5 +634,10 @@ int main(int argc, char **argv)
 		bench_case(16, 4096, 0);
 	if (argc < 3 || strchr(argv[2], 'D'))
 		bench_case(8, 1 << 20, 256 << 20);
+	/* optional: k = 16 and k = 4 from DRAM */
+	if (argc >= 3 && strchr(argv[2], 'E'))
+		bench_case(16, 1 << 20, 256 << 20);
+	if (argc >= 3 && strchr(argv[2], 'F'))
+		bench_case(4, 1 << 20, 256 << 20);
 	return 0;
 }
