@@ -50,6 +50,20 @@ static __always_inline gfv ldv(const void *base, size_t off)
 	return *(const gfv_u *)((const u8 *)base + off);
 }
 
+/*
+ * Load for a value used twice (XOR and multiply): the empty asm pins it in
+ * a register. Without it GCC folds the load into both instructions as a
+ * memory operand and loads every source twice, which made the loops
+ * load-bound (GFNI recovery at k = 8: 1.35x slower).
+ */
+static __always_inline gfv ldv1(const void *base, size_t off)
+{
+	gfv v = ldv(base, off);
+
+	asm("" : "+v" (v));
+	return v;
+}
+
 static __always_inline void stv(void *base, size_t off, gfv v)
 {
 	*(gfv_u *)((u8 *)base + off) = v;
@@ -398,7 +412,7 @@ struct gf_term {
 };
 
 static __always_inline void lin_step(unsigned int n,
-				     const struct gf_term *t,
+				     const struct gf_term *__restrict t,
 				     const void *ls, gfv lm, void *out1,
 				     void *out2, size_t off, unsigned int nv,
 				     bool nt, bool gen)
@@ -409,7 +423,7 @@ static __always_inline void lin_step(unsigned int n,
 	m = gf_splatm(t[0].m);
 #pragma GCC unroll 8
 	for (j = 0; j < nv; j++) {
-		x[j] = ldv(t[0].s, off + j * GF_VW);
+		x[j] = ldv1(t[0].s, off + j * GF_VW);
 		y[j] = gf_mulm(m, x[j]);
 		if (!gen)
 			y[j] ^= gf_mulm(lm, ldv(ls, off + j * GF_VW));
@@ -426,8 +440,8 @@ static __always_inline void lin_step(unsigned int n,
 		m = gf_splatm(t[i].m);
 #pragma GCC unroll 8
 		for (j = 0; j < nv; j++) {
-			gfv d0 = ldv(s0, off + j * GF_VW);
-			gfv d1 = ldv(s1, off + j * GF_VW);
+			gfv d0 = ldv1(s0, off + j * GF_VW);
+			gfv d1 = ldv1(s1, off + j * GF_VW);
 
 			x[j] ^= d0 ^ d1;
 			y[j] ^= gf_mulm(m, d0) ^ gf_mulm(m1, d1);
@@ -439,7 +453,7 @@ static __always_inline void lin_step(unsigned int n,
 		m = gf_splatm(t[i].m);
 #pragma GCC unroll 8
 		for (j = 0; j < nv; j++) {
-			gfv d = ldv(s, off + j * GF_VW);
+			gfv d = ldv1(s, off + j * GF_VW);
 
 			x[j] ^= d;
 			y[j] ^= gf_mulm(m, d);
@@ -460,13 +474,12 @@ static __always_inline void lin_step(unsigned int n,
 }
 
 static __always_inline void lin_range(unsigned int n,
-				      const struct gf_term *t,
+				      const struct gf_term *__restrict t,
 				      const void *ls, gfv lm, void *out1,
 				      void *out2, size_t len, bool nt,
 				      bool gen)
 {
 	size_t off = 0;
-
 	for (; off + GF_BLK <= len; off += GF_BLK)
 		lin_step(n, t, ls, lm, out1, out2, off, GF_NV, nt, gen);
 	for (; off < len; off += 64)
@@ -474,7 +487,7 @@ static __always_inline void lin_range(unsigned int n,
 }
 
 static __always_inline void lin_all(unsigned int n, size_t len,
-				    const struct gf_term *t, const void *ls,
+				    const struct gf_term *__restrict t, const void *ls,
 				    u64 lm, void *out1, void *out2, bool gen)
 {
 	gfv m = gf_splatm(lm);
@@ -527,7 +540,7 @@ static __always_inline void lin_all(unsigned int n, size_t len,
 }
 
 /* Recovery: out1 = y, out2 = y ^ x, with the extra source @ls. */
-static void simd_lin(unsigned int n, size_t len, const struct gf_term *t,
+static void simd_lin(unsigned int n, size_t len, const struct gf_term *__restrict t,
 		     const void *ls, u64 lm, void *out1, void *out2)
 {
 	lin_all(n, len, t, ls, lm, out1, out2, false);
