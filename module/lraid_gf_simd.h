@@ -566,15 +566,22 @@ static void simd_lin_recov_2data(unsigned int k, size_t len,
 {
 	struct gf_term t[LRAID_GF_MAX_K];
 	unsigned int i, n = 0;
-	unsigned int lcb;
+	unsigned int lcb, e;
 	u8 ca, cb;
 
-	lraid_gf_2data_coef(fa, fb, &ca, &cb);
-	/* cb * g^i = g^(log cb + i); k <= 31 keeps the exponent below 2 * 255 */
-	lcb = lraid_gf_log[cb];
+	/*
+	 * lraid_gf_2data_coef() in the log domain, inline: at 4 KiB and small
+	 * k the chain of table look-ups is a measurable part of the call.
+	 * cb = 1 / (g^fa ^ g^fb) = g^lcb, ca = g^fb * cb; lcb is 1..255 and
+	 * exp[255] = 1. cb * g^i = g^(lcb + i); k <= 31 keeps the exponents
+	 * below 2 * 255.
+	 */
+	lcb = 255 - lraid_gf_log[lraid_gf_exp[fa] ^ lraid_gf_exp[fb]];
+	cb = lraid_gf_exp[lcb];
+	e = lcb + fb;
+	ca = lraid_gf_exp[e < 255 ? e : e - 255];
 	for (i = 0; i < k; i++) {
-		unsigned int e = lcb + i;
-
+		e = lcb + i;
 		if (i == fa || i == fb)
 			continue;
 		t[n].s = data[i];
