@@ -546,79 +546,69 @@ static void sb_check_set(struct kunit *test)
 			-EINVAL);
 }
 
+/*
+ * Check the set @sbs[0..n-1] (lraid_sb_check_set() returns @ret) and the
+ * role masks lraid_sb_roles() makes of it; unusable must be the union.
+ */
+static void sb_expect_roles(struct kunit *test,
+			    const struct lraid_sb_info *sbs, unsigned int n,
+			    int ret, u32 fresh, u32 stale, u32 failed,
+			    u32 missing)
+{
+	struct lraid_sb_roles r;
+	unsigned int mask;
+	const char *why;
+
+	KUNIT_ASSERT_EQ(test, lraid_sb_check_set(sbs, n, &mask, &why), ret);
+	lraid_sb_roles(sbs, n, mask, &r);
+	KUNIT_EXPECT_EQ(test, r.fresh, fresh);
+	KUNIT_EXPECT_EQ(test, r.stale, stale);
+	KUNIT_EXPECT_EQ(test, r.failed, failed);
+	KUNIT_EXPECT_EQ(test, r.missing, missing);
+	KUNIT_EXPECT_EQ(test, r.unusable, stale | failed | missing);
+	KUNIT_EXPECT_EQ(test, r.tolerate, sbs[0].level == 6 ? 2U : 1U);
+}
+
 /* The role sets degraded assembly acts on. */
 static void sb_roles(struct kunit *test)
 {
-	struct lraid_sb_roles r;
 	struct lraid_sb_info *sbs;
-	const char *why;
-	unsigned int fresh;
+	unsigned int i;
 
 	sbs = kunit_kzalloc(test, 8 * sizeof(*sbs), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, sbs);
 
 	/* complete and healthy */
 	sb_set(sbs, 5, 4);
-	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
-	lraid_sb_roles(sbs, 4, fresh, &r);
-	KUNIT_EXPECT_EQ(test, r.fresh, 0xfU);
-	KUNIT_EXPECT_EQ(test, r.unusable, 0U);
-	KUNIT_EXPECT_EQ(test, r.tolerate, 1U);
+	sb_expect_roles(test, sbs, 4, 0, 0xf, 0, 0, 0);
 
 	/* RAID5, role 2 missing (dead disk), offered out of order */
 	sb_set(sbs, 5, 4);
 	sbs[2] = sbs[3];
 	sbs[0].role = 3;
 	sbs[2].role = 0;
-	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 3, &fresh, &why), 0);
-	lraid_sb_roles(sbs, 3, fresh, &r);
-	KUNIT_EXPECT_EQ(test, r.fresh, 0xbU);
-	KUNIT_EXPECT_EQ(test, r.missing, 0x4U);
-	KUNIT_EXPECT_EQ(test, r.stale, 0U);
-	KUNIT_EXPECT_EQ(test, r.failed, 0U);
-	KUNIT_EXPECT_EQ(test, r.unusable, 0x4U);
+	sb_expect_roles(test, sbs, 3, 0, 0xb, 0, 0, 0x4);
 
 	/*
 	 * RAID6 of 5: role 1 was failed at event 42 (its own superblock
 	 * still says 41 and nothing failed), role 4 is missing.
 	 */
 	sb_set(sbs, 6, 5);
-	sbs[0].events = 42;
-	sbs[2].events = 42;
-	sbs[3].events = 42;
-	sbs[0].failed_mask = 0x2;
-	sbs[2].failed_mask = 0x2;
-	sbs[3].failed_mask = 0x2;
-	sbs[1].events = 41;
-	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
-	KUNIT_EXPECT_EQ(test, fresh, 0xdU);
-	lraid_sb_roles(sbs, 4, fresh, &r);
-	KUNIT_EXPECT_EQ(test, r.fresh, 0xdU);
-	KUNIT_EXPECT_EQ(test, r.failed, 0x2U);
-	KUNIT_EXPECT_EQ(test, r.stale, 0U);
-	KUNIT_EXPECT_EQ(test, r.missing, 0x10U);
-	KUNIT_EXPECT_EQ(test, r.unusable, 0x12U);
-	KUNIT_EXPECT_EQ(test, r.tolerate, 2U);
+	for (i = 0; i < 4; i++) {
+		sbs[i].events = i == 1 ? 41 : 42;
+		sbs[i].failed_mask = i == 1 ? 0 : 0x2;
+	}
+	sb_expect_roles(test, sbs, 4, 0, 0xd, 0, 0x2, 0x10);
 
 	/* a member behind without a recorded failure is stale ("non-fresh") */
 	sb_set(sbs, 6, 5);
 	sbs[3].events = 40;
-	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 5, &fresh, &why), 0);
-	lraid_sb_roles(sbs, 5, fresh, &r);
-	KUNIT_EXPECT_EQ(test, r.stale, 0x8U);
-	KUNIT_EXPECT_EQ(test, r.unusable, 0x8U);
+	sb_expect_roles(test, sbs, 5, 0, 0x17, 0x8, 0, 0);
 
 	/* one too many: stale + missing > RAID6's two, roles still sorted */
-	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 1, 4, &fresh, &why),
-			0);
+	sb_expect_roles(test, sbs + 1, 4, 0, 0x16, 0x8, 0, 0x1);
 	sbs[2].events = 40;
-	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 1, 4, &fresh, &why),
-			-ENODEV);
-	lraid_sb_roles(sbs + 1, 4, fresh, &r);
-	KUNIT_EXPECT_EQ(test, r.missing, 0x1U);
-	KUNIT_EXPECT_EQ(test, r.stale, 0xcU);
-	KUNIT_EXPECT_EQ(test, r.fresh, 0x12U);
-	KUNIT_EXPECT_EQ(test, r.unusable, 0xdU);
+	sb_expect_roles(test, sbs + 1, 4, -ENODEV, 0x12, 0xc, 0, 0x1);
 }
 
 static void sb_plan(struct kunit *test)
