@@ -18,9 +18,12 @@
  *          lraid_ctl_mutex, published with WRITE_ONCE; the I/O path
  *          samples it with READ_ONCE (see "Degraded mode" in design.rst).
  *
- * Reads:   owned by the submitting CPU. A healthy read is cloned per chunk
- *          piece and sent to the member straight from submit_bio: no lock,
- *          no stripe state, no thread hop. Completion only drops counts.
+ * Reads:   owned by the submitting CPU. A healthy read inside one chunk is
+ *          remapped in place (its completion hooked through a small stash);
+ *          a longer one is cloned per chunk piece. Either is sent to the
+ *          member straight from submit_bio: no lock, no stripe state, no
+ *          thread hop. Completion only drops counts, or on a member error
+ *          hands the read to the array's workqueue to be reconstructed.
  *
  * Writes:  each write bio is cut into write pieces (struct lraid_wreq), one
  *          per (stripe, parity window); pieces go on the submitting CPU's
@@ -45,7 +48,9 @@
  * Memory:  clone bios come from a bio_set with a rescuer, worker bios from a
  *          bio_set with bvecs, write pieces from a mempool, and every worker
  *          has a page mempool that holds one full op's buffers, so a worker
- *          with nothing in flight can always start its next op.
+ *          with nothing in flight can always start its next op. In steady
+ *          state ops take their pages from the worker's own free-page
+ *          stack (worker only, no lock) and never reach the mempool.
  */
 #ifndef LRAID_H
 #define LRAID_H
@@ -71,6 +76,8 @@
 #define LRAID_WIN_PAGES		(LRAID_WIN_SECTORS_MAX * SECTOR_SIZE / PAGE_SIZE)
 #define LRAID_SHARDS_PER_CPU	64
 #define LRAID_OPS_PER_WORKER	64
+#define LRAID_PAGE_CACHE	128	/* free pages a worker keeps */
+#define LRAID_ENDIO_BATCH	64	/* caller bios completed per batch */
 
 struct lraid_array;
 
@@ -93,6 +100,7 @@ struct lraid_wreq {
 	u64 stripe;
 	u32 win;
 	u32 flags;
+	u32 avoid;			/* roles to treat as failed */
 	u32 lo, hi;			/* stripe-relative logical sectors */
 	s64 bio_lo;			/* stripe-relative sector of bio start */
 	blk_opf_t opf;			/* REQ_FUA etc. to pass on */
@@ -118,6 +126,7 @@ struct lraid_op {
 	struct llist_node done;		/* worker done list */
 	struct list_head free;		/* worker free list, worker only */
 	atomic_t pending;
+	atomic_t err_members;		/* members that failed a bio */
 	blk_status_t status;
 	u8 phase;
 	u32 failed;			/* a->failed when the op started */
@@ -125,6 +134,8 @@ struct lraid_op {
 	/* per member buffer pages over the window, NULL when unused */
 	struct page *pages[LRAID_MAX_MEMBERS][LRAID_WIN_PAGES];
 };
+
+struct lraid_scratch;
 
 struct lraid_worker {
 	struct lraid_array *a;
@@ -137,8 +148,23 @@ struct lraid_worker {
 	struct list_head retry;		/* ops holding a window, waiting for pages */
 	struct list_head free_ops;
 	struct lraid_op *ops;
-	mempool_t *pages;
+	mempool_t *pages;		/* reserve: one full op's buffers */
 	unsigned int in_flight;
+	/*
+	 * Pages freed by finished ops, reused before the mempool: no page
+	 * allocator call (and no init_on_alloc zeroing) per write.
+	 */
+	unsigned int nr_free_pages;
+	struct page *free_pages[LRAID_PAGE_CACHE];
+	/*
+	 * Caller bios whose last piece finished in this pass of the worker
+	 * loop. They are completed together at the end of the pass, so the
+	 * submitter is woken once per batch and does not preempt the worker
+	 * after every write.
+	 */
+	unsigned int nr_endio;
+	struct bio *endio[LRAID_ENDIO_BATCH];
+	struct lraid_scratch *scratch;	/* parity source pointers */
 };
 
 struct lraid_array {
@@ -204,6 +230,8 @@ struct lraid_array *lraid_array_get(int index);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 
 /* lraid_io.c */
+int lraid_io_module_init(void);
+void lraid_io_module_exit(void);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
 void lraid_io_quiesce(struct lraid_array *a);

@@ -17,6 +17,57 @@
 #define LRAID_WREQ_POOL		256
 #define LRAID_FLUSH_POOL	16
 
+/*
+ * A healthy read inside one chunk is not cloned: the caller's bio itself is
+ * pointed at its member, its completion hooked through this stash. On a
+ * member error the bio is put back as it came and read again by
+ * reconstruction from the other members (lraid_read_retry()).
+ */
+struct lraid_rstash {
+	struct lraid_array *a;
+	bio_end_io_t *end_io;
+	void *private;
+	struct block_device *bdev;	/* the lraid device */
+	struct bvec_iter iter;		/* as submitted to lraid */
+	unsigned int member;
+	struct work_struct work;	/* error retry */
+};
+
+static struct kmem_cache *lraid_rstash_cache;
+
+/*
+ * A clone of one chunk piece of a longer read, with what a retry by
+ * reconstruction needs in front of it (the clone bio_set's front_pad).
+ */
+struct lraid_clone {
+	u64 sector;			/* logical start of the piece */
+	u32 sectors;
+	u32 member;
+	struct work_struct work;	/* error retry */
+	struct bio bio;
+};
+
+/*
+ * The stash is written in full before use: a constructor keeps the slab
+ * from zeroing it on every allocation (init_on_alloc).
+ */
+static void lraid_rstash_ctor(void *p)
+{
+}
+
+int lraid_io_module_init(void)
+{
+	lraid_rstash_cache = kmem_cache_create("lraid_rstash",
+					       sizeof(struct lraid_rstash), 0,
+					       0, lraid_rstash_ctor);
+	return lraid_rstash_cache ? 0 : -ENOMEM;
+}
+
+void lraid_io_module_exit(void)
+{
+	kmem_cache_destroy(lraid_rstash_cache);
+}
+
 /* A flush in progress: empty flushes to every member, then the data. */
 struct lraid_flush {
 	struct lraid_array *a;
@@ -41,8 +92,8 @@ int lraid_io_init(struct lraid_array *a)
 	ret = percpu_ref_init(&a->active, lraid_active_release, 0, GFP_KERNEL);
 	if (ret)
 		return ret;
-	ret = bioset_init(&a->clone_bs, BIO_POOL_SIZE * 4, 0,
-			  BIOSET_NEED_RESCUER);
+	ret = bioset_init(&a->clone_bs, BIO_POOL_SIZE * 4,
+			  offsetof(struct lraid_clone, bio), BIOSET_NEED_RESCUER);
 	if (ret)
 		goto out_ref;
 	ret = bioset_init(&a->io_bs, BIO_POOL_SIZE * 4 * LRAID_MAX_MEMBERS, 0,
@@ -113,10 +164,10 @@ static void lraid_piece_endio(struct bio *piece)
 }
 
 static void lraid_piece_submit(struct lraid_array *a, struct bio *bio,
-			       struct bio *piece)
+			       struct bio *piece, bio_end_io_t *end_io)
 {
 	piece->bi_private = bio;
-	piece->bi_end_io = lraid_piece_endio;
+	piece->bi_end_io = end_io;
 	bio_inc_remaining(bio);
 	percpu_ref_get(&a->active);
 	submit_bio_noacct(piece);
@@ -124,6 +175,116 @@ static void lraid_piece_submit(struct lraid_array *a, struct bio *bio,
 
 static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 			      u64 start, u64 nr, u32 flags);
+static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
+			       u64 start, u64 nr, u32 flags, u32 avoid);
+
+/*
+ * A member failed a healthy read of logical @sector: true when the read
+ * should be served again by reconstruction around that member.
+ */
+static bool lraid_read_error(struct lraid_array *a, blk_status_t status,
+			     unsigned int member, sector_t sector)
+{
+	if (status == BLK_STS_NOTSUPP || status == BLK_STS_AGAIN ||
+	    (READ_ONCE(a->failed) & BIT(member)))
+		return false;
+	pr_err_ratelimited("%s: read error %d on %pg (role %u) at array sector %llu, reconstructing\n",
+			   a->disk->disk_name, blk_status_to_errno(status),
+			   a->members[member].b.bdev, member,
+			   (unsigned long long)sector);
+	return true;
+}
+
+/* Process context: read the range again, around the member that failed. */
+static void lraid_read_retry(struct work_struct *work)
+{
+	struct lraid_rstash *st = container_of(work, struct lraid_rstash, work);
+	struct lraid_array *a = st->a;
+	struct bio *bio = st->private;
+
+	lraid_queue_pieces(a, bio, bio->bi_iter.bi_sector, bio_sectors(bio),
+			   LRAID_WREQ_READ, BIT(st->member));
+	kmem_cache_free(lraid_rstash_cache, st);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_rstash_endio(struct bio *bio)
+{
+	struct lraid_rstash *st = bio->bi_private;
+	struct lraid_array *a = st->a;
+
+	/* the caller's bio as it came, so its completion sees only lraid */
+	bio->bi_bdev = st->bdev;
+	bio->bi_end_io = st->end_io;
+	bio->bi_private = st->private;
+	if (unlikely(bio->bi_status) &&
+	    lraid_read_error(a, bio->bi_status, st->member,
+			     st->iter.bi_sector)) {
+		bio->bi_status = BLK_STS_OK;
+		bio->bi_iter = st->iter;
+		/* the worker path allocates: not from (possibly) irq context */
+		st->private = bio;
+		INIT_WORK(&st->work, lraid_read_retry);
+		queue_work(a->wq, &st->work);
+		return;
+	}
+	kmem_cache_free(lraid_rstash_cache, st);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_piece_retry(struct work_struct *work)
+{
+	struct lraid_clone *c = container_of(work, struct lraid_clone, work);
+	struct bio *bio = c->bio.bi_private;
+	struct lraid_array *a = lraid_bio_array(bio);
+
+	lraid_queue_pieces(a, bio, c->sector, c->sectors, LRAID_WREQ_READ,
+			   BIT(c->member));
+	bio_put(&c->bio);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_read_piece_endio(struct bio *piece)
+{
+	struct lraid_clone *c = container_of(piece, struct lraid_clone, bio);
+	struct bio *bio = piece->bi_private;
+
+	if (unlikely(piece->bi_status) &&
+	    lraid_read_error(lraid_bio_array(bio), piece->bi_status,
+			     c->member, c->sector)) {
+		INIT_WORK(&c->work, lraid_piece_retry);
+		queue_work(lraid_bio_array(bio)->wq, &c->work);
+		return;
+	}
+	lraid_piece_endio(piece);
+}
+
+/* Send @bio, all inside one chunk on healthy member @m->member, as is. */
+static bool lraid_read_remap(struct lraid_array *a, struct bio *bio,
+			     const struct lraid_map *m)
+{
+	struct lraid_rstash *st;
+
+	st = kmem_cache_alloc(lraid_rstash_cache, GFP_NOWAIT | __GFP_NOWARN);
+	if (unlikely(!st))
+		return false;	/* the clone path has a mempool */
+	st->a = a;
+	st->end_io = bio->bi_end_io;
+	st->private = bio->bi_private;
+	st->bdev = bio->bi_bdev;
+	st->iter = bio->bi_iter;
+	st->member = m->member;
+	bio->bi_end_io = lraid_rstash_endio;
+	bio->bi_private = st;
+	percpu_ref_get(&a->active);
+	bio_set_dev(bio, a->members[m->member].b.bdev);
+	bio->bi_iter.bi_sector = a->data_offset + m->member_sector;
+	submit_bio_noacct(bio);
+	return true;
+}
 
 /*
  * Read: cut at chunk boundaries, clone each piece, point it at its member
@@ -140,11 +301,15 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 
 	while (left) {
 		struct lraid_map m;
+		struct lraid_clone *c;
 		struct bio *clone;
 		u32 n;
 
 		lraid_geom_map(g, sector + done, &m);
 		n = min(left, g->chunk_sectors - m.chunk_offset);
+		if (n == left && !done && !(failed & BIT(m.member)) &&
+		    lraid_read_remap(a, bio, &m))
+			return;
 		if (unlikely(failed & BIT(m.member))) {
 			lraid_queue_write(a, bio, sector + done, n,
 					  LRAID_WREQ_READ);
@@ -156,7 +321,11 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 					GFP_NOIO, &a->clone_bs);
 		bio_trim(clone, done, n);
 		clone->bi_iter.bi_sector = a->data_offset + m.member_sector;
-		lraid_piece_submit(a, bio, clone);
+		c = container_of(clone, struct lraid_clone, bio);
+		c->sector = sector + done;
+		c->sectors = n;
+		c->member = m.member;
+		lraid_piece_submit(a, bio, clone, lraid_read_piece_endio);
 		done += n;
 		left -= n;
 	}
@@ -181,10 +350,11 @@ static bool lraid_win_touched(const struct lraid_geom *g, u32 wsec, u32 win,
 /*
  * Cut logical sectors [start, start + nr) of @bio into write pieces (or
  * degraded read pieces, @flags LRAID_WREQ_READ), one per touched (stripe,
- * window), and queue them to this CPU's worker.
+ * window), and queue them to this CPU's worker. Roles in @avoid are treated
+ * as failed for these pieces (a member that just failed a read).
  */
-static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
-			      u64 start, u64 nr, u32 flags)
+static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
+			       u64 start, u64 nr, u32 flags, u32 avoid)
 {
 	const struct lraid_geom *g = &a->geom;
 	u64 sdata = (u64)g->nr_data * g->chunk_sectors;
@@ -209,6 +379,7 @@ static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 			wr->stripe = stripe;
 			wr->win = win;
 			wr->flags = flags;
+			wr->avoid = avoid;
 			wr->lo = lo;
 			wr->hi = hi;
 			wr->bio_lo = (s64)bio->bi_iter.bi_sector - (s64)sbase;
@@ -219,6 +390,12 @@ static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 		}
 		pos = sbase + hi;
 	}
+}
+
+static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
+			      u64 start, u64 nr, u32 flags)
+{
+	lraid_queue_pieces(a, bio, start, nr, flags, 0);
 }
 
 /* Full stripes become one discard or write-zeroes per member. */
@@ -248,7 +425,7 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 						   s0 * g->chunk_sectors;
 			piece->bi_iter.bi_size = (u32)((s1 - s0) *
 					g->chunk_sectors) << SECTOR_SHIFT;
-			lraid_piece_submit(a, bio, piece);
+			lraid_piece_submit(a, bio, piece, lraid_piece_endio);
 		}
 	}
 	/* partial stripes: skipped for discard, real zeroes for write-zeroes */

@@ -21,18 +21,27 @@ static int __init lraid_init(void)
 	ret = lraid_gf_module_init();
 	if (ret)
 		return ret;
+	ret = lraid_io_module_init();
+	if (ret)
+		return ret;
 
 	lraid_major = register_blkdev(0, "lraid");
-	if (lraid_major < 0)
-		return lraid_major;
+	if (lraid_major < 0) {
+		ret = lraid_major;
+		goto out_io;
+	}
 
 	ret = lraid_ctl_init();
-	if (ret) {
-		unregister_blkdev(lraid_major, "lraid");
-		return ret;
-	}
+	if (ret)
+		goto out_blkdev;
 	pr_info("loaded, parity %s\n", lraid_gf_name());
 	return 0;
+
+out_blkdev:
+	unregister_blkdev(lraid_major, "lraid");
+out_io:
+	lraid_io_module_exit();
+	return ret;
 }
 
 static void __exit lraid_exit(void)
@@ -40,6 +49,7 @@ static void __exit lraid_exit(void)
 	lraid_ctl_exit();
 	lraid_array_stop_all();
 	unregister_blkdev(lraid_major, "lraid");
+	lraid_io_module_exit();
 }
 
 module_init(lraid_init);

@@ -45,14 +45,20 @@ static inline u32 lraid_pg(const struct lraid_plan *p, u32 row)
 
 static void lraid_op_free_pages(struct lraid_op *op, unsigned int nr_members)
 {
+	struct lraid_worker *w = op->w;
 	unsigned int m, i;
 
 	for (m = 0; m < nr_members; m++) {
 		for (i = 0; i < LRAID_WIN_PAGES; i++) {
-			if (op->pages[m][i]) {
-				mempool_free(op->pages[m][i], op->w->pages);
-				op->pages[m][i] = NULL;
-			}
+			struct page *page = op->pages[m][i];
+
+			if (!page)
+				continue;
+			op->pages[m][i] = NULL;
+			if (w->nr_free_pages < ARRAY_SIZE(w->free_pages))
+				w->free_pages[w->nr_free_pages++] = page;
+			else
+				mempool_free(page, w->pages);
 		}
 	}
 }
@@ -67,6 +73,11 @@ static int lraid_op_get_pages(struct lraid_op *op, unsigned int m,
 	for (i = lraid_pg(&op->plan, r0); i <= lraid_pg(&op->plan, r1 - 1); i++) {
 		if (op->pages[m][i])
 			continue;
+		if (op->w->nr_free_pages) {
+			op->pages[m][i] =
+				op->w->free_pages[--op->w->nr_free_pages];
+			continue;
+		}
 		op->pages[m][i] = mempool_alloc(op->w->pages,
 						GFP_NOWAIT | __GFP_NOWARN);
 		if (!op->pages[m][i])
@@ -77,13 +88,30 @@ static int lraid_op_get_pages(struct lraid_op *op, unsigned int m,
 
 /* ---- member bios ---- */
 
+/* Role of the member @bio went to (error path only). */
+static unsigned int lraid_member_of(const struct lraid_array *a,
+				    const struct bio *bio)
+{
+	unsigned int m;
+
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (a->members[m].b.bdev == bio->bi_bdev)
+			break;
+	return m;
+}
+
 static void lraid_op_endio(struct bio *bio)
 {
 	struct lraid_op *op = bio->bi_private;
 	struct lraid_worker *w = op->w;
 
-	if (bio->bi_status)
+	if (bio->bi_status) {
+		unsigned int m = lraid_member_of(w->a, bio);
+
 		WRITE_ONCE(op->status, bio->bi_status);
+		if (m < LRAID_MAX_MEMBERS)
+			atomic_or(BIT(m), &op->err_members);
+	}
 	bio_put(bio);
 	if (atomic_dec_and_test(&op->pending)) {
 		if (llist_add(&op->done, &w->done))
@@ -168,6 +196,15 @@ struct lraid_src {
 	bool zero;
 };
 
+/*
+ * Per-worker scratch for the parity loops: kept off the stack, which the
+ * kernel may zero on every call (CONFIG_INIT_STACK_ALL_ZERO).
+ */
+struct lraid_scratch {
+	struct lraid_src src[LRAID_MAX_MEMBERS];
+	void *ptr[LRAID_MAX_MEMBERS];
+};
+
 static void lraid_src_init(struct lraid_src *src, const struct lraid_op *op,
 			   unsigned int di, u32 row)
 {
@@ -225,8 +262,8 @@ static void lraid_op_gen(struct lraid_op *op)
 	const struct lraid_plan *p = &op->plan;
 	struct bio *bio = op->wr->bio;
 	u64 stripe = op->wr->stripe;
-	struct lraid_src src[LRAID_MAX_MEMBERS];
-	void *ptr[LRAID_MAX_MEMBERS];
+	struct lraid_src *src = op->w->scratch->src;
+	void **ptr = op->w->scratch->ptr;
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
 	unsigned int di;
@@ -334,7 +371,7 @@ static void lraid_op_recover(struct lraid_op *op)
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
 	unsigned int fd[2], nfd = 0, di;
-	void *ptr[LRAID_MAX_MEMBERS];
+	void **ptr = op->w->scratch->ptr;
 	bool pf = op->failed & BIT(pm);
 	u32 row = p->r0;
 
@@ -435,6 +472,38 @@ static int lraid_op_start_degraded(struct lraid_op *op)
 /* ---- op state machine (worker context) ---- */
 
 static void lraid_op_release(struct lraid_op *op);
+static void lraid_op_run(struct lraid_op *op);
+
+/*
+ * A read of a reconstructing read piece failed on members not yet avoided:
+ * if parity still covers them all, start the piece again around them.
+ * Writes are not retried this way: skipping a member that is not marked
+ * failed would leave its block stale.
+ */
+static bool lraid_op_retry_read(struct lraid_op *op)
+{
+	const struct lraid_geom *g = &op->w->a->geom;
+	u32 more = atomic_read(&op->err_members) & ~op->failed;
+
+	if (!(op->wr->flags & LRAID_WREQ_READ) || op->phase != LRAID_OP_READ ||
+	    !more || hweight32(op->failed | more) > g->nr_members - g->nr_data)
+		return false;
+	op->wr->avoid |= more;
+	lraid_op_run(op);
+	return true;
+}
+
+/* Complete the caller bios collected in this pass (see lraid_worker). */
+static void lraid_worker_endio(struct lraid_worker *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_endio; i++) {
+		bio_endio(w->endio[i]);
+		percpu_ref_put(&w->a->active);
+	}
+	w->nr_endio = 0;
+}
 
 static void lraid_op_write(struct lraid_op *op)
 {
@@ -448,7 +517,8 @@ static void lraid_op_write(struct lraid_op *op)
 	unsigned int di;
 
 	if (op->status) {
-		lraid_op_release(op);
+		if (!lraid_op_retry_read(op))
+			lraid_op_release(op);
 		return;
 	}
 	lraid_gf_begin();
@@ -492,7 +562,15 @@ static int lraid_op_start(struct lraid_op *op)
 	unsigned int pm, qm, di;
 
 	lraid_plan_window(g, wr->win, wr->lo, wr->hi, p);
-	op->failed = READ_ONCE(a->failed);
+	atomic_set(&op->err_members, 0);
+	op->failed = READ_ONCE(a->failed) | wr->avoid;
+	if (unlikely(hweight32(op->failed) > g->nr_members - g->nr_data)) {
+		/* more members lost than parity can cover: fail it, later */
+		op->status = BLK_STS_IOERR;
+		op->phase = LRAID_OP_WRITE;
+		llist_add(&op->done, &op->w->done);
+		return 0;
+	}
 	if (op->failed || (wr->flags & LRAID_WREQ_READ))
 		return lraid_op_start_degraded(op);
 	pm = lraid_geom_p_member(g, wr->stripe);
@@ -575,8 +653,10 @@ static void lraid_op_release(struct lraid_op *op)
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
 	mempool_free(wr, a->wreq_pool);
-	bio_endio(bio);
-	percpu_ref_put(&a->active);
+	/* the caller's bio completes at the end of this worker pass */
+	if (w->nr_endio == ARRAY_SIZE(w->endio))
+		lraid_worker_endio(w);
+	w->endio[w->nr_endio++] = bio;
 
 	spin_lock(&sh->lock);
 	if (list_empty(&op->waiters)) {
@@ -701,6 +781,7 @@ int lraid_worker_fn(void *data)
 		lraid_worker_done(w);
 		lraid_worker_retry(w);
 		lraid_worker_incoming(w);
+		lraid_worker_endio(w);
 		cond_resched();
 	}
 	return 0;
@@ -712,7 +793,10 @@ static void lraid_worker_free(struct lraid_worker *w)
 {
 	if (w->task)
 		kthread_stop(w->task);
+	while (w->nr_free_pages)
+		mempool_free(w->free_pages[--w->nr_free_pages], w->pages);
 	mempool_destroy(w->pages);
+	kfree(w->scratch);
 	kvfree(w->ops);
 }
 
@@ -752,7 +836,8 @@ int lraid_stripe_init(struct lraid_array *a)
 		w->ops = kvcalloc(LRAID_OPS_PER_WORKER, sizeof(*w->ops),
 				  GFP_KERNEL);
 		w->pages = mempool_create_page_pool(pages_per_op, 0);
-		if (!w->ops || !w->pages)
+		w->scratch = kmalloc(sizeof(*w->scratch), GFP_KERNEL);
+		if (!w->ops || !w->pages || !w->scratch)
 			goto err_unlock;
 		for (i = 0; i < LRAID_OPS_PER_WORKER; i++) {
 			w->ops[i].w = w;

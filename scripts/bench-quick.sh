@@ -13,6 +13,9 @@
 #   --rounds N       raw, md, lraid N times in turn, best kept (default 2)
 #   --md-threads N   md's group_thread_cnt (default 0, md's default)
 #   --lraid-params P lraid.ko parameters, e.g. "parity=avx2"
+#   --icount         clock the guest by instructions executed (QEMU -icount):
+#                    ratios then measure CPU cost per I/O and do not depend
+#                    on other load on the host (TCG only, one host thread)
 #   --no-build       use the lraid.ko and lraidctl already built
 #
 # Results: a table on stdout, and results/bench-<time>-<N>cpu/ with
@@ -26,9 +29,10 @@ kernel=stock-6.12
 build=1
 levels="5 6"
 benv=()
+icount=
 
 usage() {
-	sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -46,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--rounds) benv+=("BENCH_ROUNDS=$2"); shift 2 ;;
 	--lraid-params) benv+=("BENCH_LRAID_PARAMS=$2"); shift 2 ;;
 	--md-threads) benv+=("BENCH_MD_THREADS=$2"); shift 2 ;;
+	--icount) icount="-icount shift=2,sleep=on"; shift ;;
 	--no-build) build=0; shift ;;
 	-h | --help) usage 0 ;;
 	*) echo "bench-quick: unknown option $1" >&2; usage 2 ;;
@@ -61,14 +66,15 @@ if [ "$build" = 1 ]; then
 		echo "bench-quick: building lraidctl failed" >&2
 fi
 
-out=results/bench-$(date -u +%Y%m%d-%H%M%S)-${cpus}cpu
+out=results/bench-$(date -u +%Y%m%d-%H%M%S)-${cpus}cpu${icount:+-icount}
 mkdir -p "$out"
 {
 	echo "host_cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 	echo "host_cores=$(nproc)"
 	echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "lraid_commit=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- module 2>/dev/null || echo +dirty)"
-	echo "command=scripts/bench-quick.sh --cpus $cpus --mem $mem --kernel $kernel --levels '$levels' ${benv[*]@Q}"
+	echo "command=scripts/bench-quick.sh --cpus $cpus --mem $mem --kernel $kernel --levels '$levels'${icount:+ --icount} ${benv[*]@Q}"
+	echo "qemu_clock=${icount:-host time}"
 } >"$out/host.txt"
 start=$(date +%s)
 # Other work on the host slows the guest: keep its load next to the numbers.
@@ -77,7 +83,7 @@ sampler=$!
 set +e
 # Guest paths are host paths: the repository is shared read-write.
 # The guest does not inherit this environment: settings go on its command.
-scripts/vm-run --kernel "$kernel" --cpus "$cpus" --mem "$mem" -- \
+LRAID_VM_QEMU_OPTS=$icount scripts/vm-run --kernel "$kernel" --cpus "$cpus" --mem "$mem" -- \
 	env BENCH_LEVELS="$levels" "${benv[@]}" scripts/bench/guest.sh "$top/$out"
 rc=$?
 set -e
