@@ -480,6 +480,7 @@ static __always_inline void lin_range(unsigned int n,
 				      bool gen)
 {
 	size_t off = 0;
+
 	for (; off + GF_BLK <= len; off += GF_BLK)
 		lin_step(n, t, ls, lm, out1, out2, off, GF_NV, nt, gen);
 	for (; off < len; off += 64)
