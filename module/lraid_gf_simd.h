@@ -488,8 +488,9 @@ static __always_inline void lin_range(unsigned int n,
 }
 
 static __always_inline void lin_all(unsigned int n, size_t len,
-				    const struct gf_term *__restrict t, const void *ls,
-				    u64 lm, void *out1, void *out2, bool gen)
+				    const struct gf_term *__restrict t,
+				    const void *ls, u64 lm, void *out1,
+				    void *out2, bool gen)
 {
 	gfv m = gf_splatm(lm);
 
@@ -541,8 +542,9 @@ static __always_inline void lin_all(unsigned int n, size_t len,
 }
 
 /* Recovery: out1 = y, out2 = y ^ x, with the extra source @ls. */
-static void simd_lin(unsigned int n, size_t len, const struct gf_term *__restrict t,
-		     const void *ls, u64 lm, void *out1, void *out2)
+static void simd_lin(unsigned int n, size_t len,
+		     const struct gf_term *__restrict t, const void *ls,
+		     u64 lm, void *out1, void *out2)
 {
 	lin_all(n, len, t, ls, lm, out1, out2, false);
 }
