@@ -14,9 +14,13 @@
  *          control path (create/assemble/stop) under lraid_ctl_mutex.
  *          a->active (percpu_ref) counts I/O in flight; stop kills it and
  *          waits for zero after del_gendisk() has cut off new bios.
- *          a->failed (roles marked failed) only ever gains bits, under
- *          lraid_ctl_mutex, published with WRITE_ONCE; the I/O path
+ *          a->failed (roles marked failed) only ever gains bits, by
+ *          cmpxchg (lraid_fail_member()): from the control path under
+ *          lraid_ctl_mutex, or from a member write's end_io; the I/O path
  *          samples it with READ_ONCE (see "Degraded mode" in design.rst).
+ *          A bit set by the I/O path is written to the superblocks by
+ *          a->fail_work (which takes lraid_ctl_mutex only with trylock:
+ *          stop holds it while it flushes a->wq).
  *
  * Reads:   owned by the submitting CPU. A healthy read inside one chunk is
  *          remapped in place (its completion hooked through a small stash);
@@ -183,9 +187,9 @@ struct lraid_array {
 	u64 bitmap_region_sectors;
 	struct lraid_member members[LRAID_MAX_MEMBERS];
 	/*
-	 * Roles marked failed (bit r: role r). Only set, under
-	 * lraid_ctl_mutex; the I/O path reads it once per bio or op with
-	 * READ_ONCE and sends nothing to a failed member.
+	 * Roles marked failed (bit r: role r). Bits are only ever added,
+	 * with lraid_fail_member(); the I/O path reads it once per bio or op
+	 * with READ_ONCE and sends nothing to a failed member.
 	 */
 	u32 failed;
 
@@ -193,7 +197,8 @@ struct lraid_array {
 	struct bio_set io_bs;		/* worker bios with bvecs */
 	mempool_t *wreq_pool;
 	mempool_t *flush_pool;
-	struct workqueue_struct *wq;	/* flush continuation */
+	struct workqueue_struct *wq;	/* flush continuation, retries */
+	struct delayed_work fail_work;	/* records a->failed on disk */
 	struct percpu_ref active;
 	struct completion active_done;
 
@@ -226,12 +231,16 @@ int lraid_array_create(const struct lraid_create_args *args);
 int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs);
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
+int lraid_array_record_failed(struct lraid_array *a);
 struct lraid_array *lraid_array_get(int index);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 
 /* lraid_io.c */
 int lraid_io_module_init(void);
 void lraid_io_module_exit(void);
+int lraid_fail_member(struct lraid_array *a, unsigned int role);
+bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
+			   blk_status_t status, bool write);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
 void lraid_io_quiesce(struct lraid_array *a);

@@ -696,7 +696,6 @@ int lraid_array_fail(int index, dev_t dev)
 {
 	struct lraid_array *a;
 	unsigned int i, tolerate;
-	u32 mask;
 	int ret = 0;
 
 	mutex_lock(&lraid_ctl_mutex);
@@ -714,18 +713,16 @@ int lraid_array_fail(int index, dev_t dev)
 		ret = -ENODEV;
 		goto out;
 	}
-	if (a->failed & BIT(i))
+	ret = lraid_fail_member(a, i);
+	if (ret == 0)
 		goto out;
-	tolerate = a->geom.level == 6 ? 2 : 1;
-	mask = a->failed | BIT(i);
-	if (hweight32(mask) > tolerate) {
+	if (ret < 0) {
+		tolerate = a->geom.level == 6 ? 2 : 1;
 		pr_warn_ratelimited("lraid%d: not failing %pg: RAID%u survives at most %u failed member%s\n",
 				    index, a->members[i].b.bdev, a->geom.level,
 				    tolerate, tolerate > 1 ? "s" : "");
-		ret = -EBUSY;
 		goto out;
 	}
-	WRITE_ONCE(a->failed, mask);
 	a->events++;
 	pr_warn("lraid%d: member %pg (role %u) marked failed, array degraded\n",
 		index, a->members[i].b.bdev, i);
@@ -746,4 +743,24 @@ void lraid_array_stop_all(void)
 		if (lraid_arrays[i])
 			lraid_array_teardown(lraid_arrays[i]);
 	mutex_unlock(&lraid_ctl_mutex);
+}
+
+/*
+ * Write the failed set the I/O path changed (a member write error) to the
+ * surviving members' superblocks. Called from a->fail_work: -EAGAIN when
+ * the control mutex is busy (stop holds it while it waits for a->wq; it
+ * writes the superblocks itself).
+ */
+int lraid_array_record_failed(struct lraid_array *a)
+{
+	int ret;
+
+	if (!mutex_trylock(&lraid_ctl_mutex))
+		return -EAGAIN;
+	a->events++;
+	ret = lraid_sb_write_all(a);
+	if (ret)
+		pr_err("lraid%d: could not record the failed member\n", a->index);
+	mutex_unlock(&lraid_ctl_mutex);
+	return ret;
 }

@@ -84,6 +84,63 @@ static void lraid_active_release(struct percpu_ref *ref)
 	complete(&a->active_done);
 }
 
+/*
+ * Mark @role failed, from any context. Returns 1 if it is newly failed, 0
+ * if it already was, -EBUSY if the array would lose more members than its
+ * parity covers (then nothing changes).
+ */
+int lraid_fail_member(struct lraid_array *a, unsigned int role)
+{
+	unsigned int tolerate = a->geom.nr_members - a->geom.nr_data;
+	u32 old = READ_ONCE(a->failed), new;
+
+	do {
+		if (old & BIT(role))
+			return 0;
+		new = old | BIT(role);
+		if (hweight32(new) > tolerate)
+			return -EBUSY;
+	} while (!try_cmpxchg(&a->failed, &old, new));
+	return 1;
+}
+
+static void lraid_fail_work(struct work_struct *work)
+{
+	struct lraid_array *a = container_of(to_delayed_work(work),
+					     struct lraid_array, fail_work);
+
+	if (lraid_array_record_failed(a) == -EAGAIN)
+		queue_delayed_work(a->wq, &a->fail_work, HZ / 10);
+}
+
+/*
+ * A member failed a write, or a read a write needed (@write false), in any
+ * context. The member is marked failed, as md does, so that the write
+ * stands on (or is redone degraded on) the other members: data and parity
+ * there agree with the new data, and the failed member's stale block is
+ * never read again. True if so; false if the array cannot lose that member
+ * (the write then fails).
+ */
+bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
+			   blk_status_t status, bool write)
+{
+	int ret;
+
+	if (status == BLK_STS_NOTSUPP)
+		return false;
+	ret = lraid_fail_member(a, role);
+	if (ret < 0)
+		return false;
+	if (ret) {
+		pr_crit("%s: %s error %d on %pg (role %u): member marked failed, array degraded\n",
+			a->disk->disk_name, write ? "write" : "read-for-write",
+			blk_status_to_errno(status), a->members[role].b.bdev,
+			role);
+		queue_delayed_work(a->wq, &a->fail_work, 0);
+	}
+	return true;
+}
+
 int lraid_io_init(struct lraid_array *a)
 {
 	int ret;
@@ -112,6 +169,7 @@ int lraid_io_init(struct lraid_array *a)
 	a->wq = alloc_workqueue("lraid%d", WQ_MEM_RECLAIM, 0, a->index);
 	if (!a->wq)
 		goto out_flush;
+	INIT_DELAYED_WORK(&a->fail_work, lraid_fail_work);
 	return 0;
 
 out_flush:
@@ -133,6 +191,8 @@ void lraid_io_quiesce(struct lraid_array *a)
 	percpu_ref_kill(&a->active);
 	wait_for_completion(&a->active_done);
 	flush_workqueue(a->wq);
+	/* the caller (stop) writes the superblocks, failed set included */
+	cancel_delayed_work_sync(&a->fail_work);
 }
 
 void lraid_io_exit(struct lraid_array *a)

@@ -107,10 +107,15 @@ static void lraid_op_endio(struct bio *bio)
 
 	if (bio->bi_status) {
 		unsigned int m = lraid_member_of(w->a, bio);
+		bool known = m < w->a->geom.nr_members;
 
-		WRITE_ONCE(op->status, bio->bi_status);
-		if (m < LRAID_MAX_MEMBERS)
-			atomic_or(BIT(m), &op->err_members);
+		/* a write stands once its failing member is marked failed */
+		if (!known || !op_is_write(bio_op(bio)) ||
+		    !lraid_member_io_error(w->a, m, bio->bi_status, true)) {
+			WRITE_ONCE(op->status, bio->bi_status);
+			if (known)
+				atomic_or(BIT(m), &op->err_members);
+		}
 	}
 	bio_put(bio);
 	if (atomic_dec_and_test(&op->pending)) {
@@ -475,20 +480,31 @@ static void lraid_op_release(struct lraid_op *op);
 static void lraid_op_run(struct lraid_op *op);
 
 /*
- * A read of a reconstructing read piece failed on members not yet avoided:
- * if parity still covers them all, start the piece again around them.
- * Writes are not retried this way: skipping a member that is not marked
- * failed would leave its block stale.
+ * Reads of the op failed on members it did not yet treat as failed. A read
+ * piece starts again around them if parity still covers them all. A write
+ * cannot just skip a member (its block would go stale while the member
+ * still serves reads), so those members are marked failed, as md does, if
+ * the array can lose them, and the write starts again, degraded.
  */
-static bool lraid_op_retry_read(struct lraid_op *op)
+static bool lraid_op_retry(struct lraid_op *op)
 {
-	const struct lraid_geom *g = &op->w->a->geom;
+	struct lraid_array *a = op->w->a;
+	const struct lraid_geom *g = &a->geom;
 	u32 more = atomic_read(&op->err_members) & ~op->failed;
+	unsigned int m;
 
-	if (!(op->wr->flags & LRAID_WREQ_READ) || op->phase != LRAID_OP_READ ||
-	    !more || hweight32(op->failed | more) > g->nr_members - g->nr_data)
+	if (op->phase != LRAID_OP_READ || !more)
 		return false;
-	op->wr->avoid |= more;
+	if (op->wr->flags & LRAID_WREQ_READ) {
+		if (hweight32(op->failed | more) > g->nr_members - g->nr_data)
+			return false;
+		op->wr->avoid |= more;
+	} else {
+		for (m = 0; m < g->nr_members; m++)
+			if ((more & BIT(m)) &&
+			    !lraid_member_io_error(a, m, op->status, false))
+				return false;
+	}
 	lraid_op_run(op);
 	return true;
 }
@@ -517,7 +533,7 @@ static void lraid_op_write(struct lraid_op *op)
 	unsigned int di;
 
 	if (op->status) {
-		if (!lraid_op_retry_read(op))
+		if (!lraid_op_retry(op))
 			lraid_op_release(op);
 		return;
 	}

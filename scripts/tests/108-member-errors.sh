@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Member read errors: one member sits behind a device-mapper table whose
-# middle is swapped for the "error" target after the data is written. Every
-# read that lands there must come back right, rebuilt from the other
-# members: single-chunk reads (remapped in place) and multi-chunk reads
-# (cloned per chunk) alike, on RAID5 and on RAID6 with another member
+# Member I/O errors: one member sits behind a device-mapper table whose
+# middle is swapped for the "error" target after the data is written.
+# Reads: every read that lands there must come back right, rebuilt from the
+# other members: single-chunk reads (remapped in place) and multi-chunk
+# reads (cloned per chunk) alike, on RAID5 and on RAID6 with another member
 # already failed. With no redundancy left (RAID5 with a failed member) the
 # same read must fail instead of returning wrong data.
+# Writes: a write that fails on the member marks it failed (recorded in the
+# survivors' superblocks) and stands on the others; new data reads back,
+# and the array assembles again without the stale member.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -51,9 +54,35 @@ sha() {
 		iflag=direct status=none | sha256sum
 }
 
-for cfg in "5 4" "6 5"; do
-	read -r level n <<<"$cfg"
-	lr_log "RAID$level on $n members, member 1 behind $dm"
+# write_errors: overwrite everything with new data; member 1 must end up
+# failed, the new data must read back, before and after stop + assemble
+write_errors() {
+	local newsha
+	lr_log "RAID$level: writes over the bad range"
+	fill --randseed=4242
+	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
+	grep -Eq "faulty *($(readlink -f "${LR_M[1]}")|${LR_M[1]})\$" "$LR_TMP/detail" ||
+		{ cat "$LR_TMP/detail"; lr_fail "member 1 not faulty after write errors"; }
+	dmesg | grep -Eq "(write|read-for-write) error .* marked failed" ||
+		lr_fail "no write error reported in the kernel log"
+	fill --randseed=4242 --verify_only
+	newsha=$(sha)
+	[ "$(sha 4K)" = "$newsha" ] || lr_fail "4 KiB and 1 MiB reads differ"
+	"$LRAIDCTL" examine "${LR_M[0]}" | grep -q "Failed Mask : 0x0$" &&
+		lr_fail "survivors' superblocks do not record the failed member"
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+	"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
+		{ cat "$LR_TMP/asm"; lr_fail "assemble after a write error"; }
+	udevadm settle 2>/dev/null
+	"$LRAIDCTL" detail lraid0 | grep -q "State : .*degraded" ||
+		lr_fail "assembled array is not degraded"
+	[ "$(sha)" = "$newsha" ] || lr_fail "data differs after assemble"
+	fill --randseed=4242 --verify_only
+}
+
+for cfg in "5 4 read" "5 4 write" "6 5 both"; do
+	read -r level n what <<<"$cfg"
+	lr_log "RAID$level on $n members, member 1 behind $dm ($what errors)"
 	lr_members nullb "$n" "$mb"
 	under=${LR_M[1]}
 	dm_table "$under" | dmsetup create "$dm" || lr_fail "dmsetup create"
@@ -73,6 +102,13 @@ for cfg in "5 4" "6 5"; do
 		lr_fail "the error range of $dm reads fine"
 	fi
 
+	if [ "$what" = write ]; then
+		write_errors
+		"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+		LR_ARRAYS=()
+		dmsetup remove "$dm" || lr_fail "dmsetup remove"
+		continue
+	fi
 	lr_log "4 KiB reads (remapped in place) over the bad range"
 	[ "$(sha 4K)" = "$before" ] || lr_fail "4 KiB reads differ after read errors"
 	lr_log "1 MiB reads (cloned per chunk)"
@@ -96,9 +132,11 @@ for cfg in "5 4" "6 5"; do
 		[ "$(sha)" = "$before" ] ||
 			lr_fail "RAID6: 1 MiB reads differ with a failed member and read errors"
 		fill --verify_only
+		# two failed (one marked, one by write errors): still covered
+		write_errors
 	fi
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
 	LR_ARRAYS=()
 	dmsetup remove "$dm" || lr_fail "dmsetup remove"
 done
-echo "PASS: read errors"
+echo "PASS: member errors"
