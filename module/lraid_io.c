@@ -30,6 +30,7 @@ struct lraid_rstash {
 	struct block_device *bdev;	/* the lraid device */
 	struct bvec_iter iter;		/* as submitted to lraid */
 	unsigned int member;
+	bool remapped;			/* BIO_REMAPPED as submitted */
 	struct work_struct work;	/* error retry */
 };
 
@@ -278,6 +279,10 @@ static void lraid_rstash_endio(struct bio *bio)
 	bio->bi_bdev = st->bdev;
 	bio->bi_end_io = st->end_io;
 	bio->bi_private = st->private;
+	if (st->remapped)
+		bio_set_flag(bio, BIO_REMAPPED);
+	else
+		bio_clear_flag(bio, BIO_REMAPPED);
 	if (unlikely(bio->bi_status) &&
 	    lraid_read_error(a, bio->bi_status, st->member,
 			     st->iter.bi_sector)) {
@@ -337,6 +342,7 @@ static bool lraid_read_remap(struct lraid_array *a, struct bio *bio,
 	st->bdev = bio->bi_bdev;
 	st->iter = bio->bi_iter;
 	st->member = m->member;
+	st->remapped = bio_flagged(bio, BIO_REMAPPED);
 	bio->bi_end_io = lraid_rstash_endio;
 	bio->bi_private = st;
 	percpu_ref_get(&a->active);
