@@ -80,6 +80,12 @@ write_errors() {
 	fill --randseed=4242 --verify_only
 }
 
+teardown() {
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+	LR_ARRAYS=()
+	dmsetup remove --noudevsync "$dm" || lr_fail "dmsetup remove"
+}
+
 for cfg in "5 4 read" "5 4 write" "6 5 both"; do
 	read -r level n what <<<"$cfg"
 	lr_log "RAID$level on $n members, member 1 behind $dm ($what errors)"
@@ -108,9 +114,7 @@ for cfg in "5 4 read" "5 4 write" "6 5 both"; do
 
 	if [ "$what" = write ]; then
 		write_errors
-		"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
-		LR_ARRAYS=()
-		dmsetup remove --noudevsync "$dm" || lr_fail "dmsetup remove"
+		teardown
 		continue
 	fi
 	lr_log "4 KiB reads (remapped in place) over the bad range"
@@ -139,8 +143,6 @@ for cfg in "5 4 read" "5 4 write" "6 5 both"; do
 		# two failed (one marked, one by write errors): still covered
 		write_errors
 	fi
-	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
-	LR_ARRAYS=()
-	dmsetup remove --noudevsync "$dm" || lr_fail "dmsetup remove"
+	teardown
 done
 echo "PASS: member errors"
