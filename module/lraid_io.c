@@ -246,13 +246,18 @@ static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 static bool lraid_read_error(struct lraid_array *a, blk_status_t status,
 			     unsigned int member, sector_t sector)
 {
-	if (status == BLK_STS_NOTSUPP || status == BLK_STS_AGAIN ||
-	    (READ_ONCE(a->failed) & BIT(member)))
+	if (status == BLK_STS_NOTSUPP || status == BLK_STS_AGAIN)
 		return false;
-	pr_err_ratelimited("%s: read error %d on %pg (role %u) at array sector %llu, reconstructing\n",
-			   a->disk->disk_name, blk_status_to_errno(status),
-			   a->members[member].b.bdev, member,
-			   (unsigned long long)sector);
+	/*
+	 * A member failed meanwhile (e.g. a write error) is read around all
+	 * the same, without another message.
+	 */
+	if (!(READ_ONCE(a->failed) & BIT(member)))
+		pr_err_ratelimited("%s: read error %d on %pg (role %u) at array sector %llu, reconstructing\n",
+				   a->disk->disk_name,
+				   blk_status_to_errno(status),
+				   a->members[member].b.bdev, member,
+				   (unsigned long long)sector);
 	return true;
 }
 
