@@ -185,6 +185,8 @@ struct lraid_array {
 	u64 bitmap_offset;		/* superblock fields kept as read */
 	u64 bitmap_sectors;
 	u64 bitmap_region_sectors;
+	/* what a full-stripe discard sends to members (0: discard is off) */
+	enum req_op discard_op;
 	struct lraid_member members[LRAID_MAX_MEMBERS];
 	/*
 	 * Roles marked failed (bit r: role r). Bits are only ever added,

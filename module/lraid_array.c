@@ -18,6 +18,18 @@
 
 static struct lraid_array *lraid_arrays[LRAID_MAX_ARRAYS];
 
+/*
+ * Parity over a discarded stripe stays right only if every member reads
+ * zeroes there afterwards. Without this promise (md's parameter of the same
+ * name), full stripes are discarded with write-zeroes, which guarantees the
+ * zeroes and lets members that can deallocate; arrays whose members lack
+ * write-zeroes offer no discard. Read when an array starts.
+ */
+static bool devices_handle_discard_safely;
+module_param(devices_handle_discard_safely, bool, 0644);
+MODULE_PARM_DESC(devices_handle_discard_safely,
+		 "Y if every member reads zeroes from discarded ranges: discard full stripes with discard, not write-zeroes");
+
 struct lraid_array *lraid_array_get(int index)
 {
 	lockdep_assert_held(&lraid_ctl_mutex);
@@ -255,7 +267,16 @@ static int lraid_disk_add(struct lraid_array *a)
 	}
 	l.physical_block_size = max(l.physical_block_size,
 				    l.logical_block_size);
-	if (discard) {
+	if (discard && READ_ONCE(devices_handle_discard_safely))
+		a->discard_op = REQ_OP_DISCARD;
+	else if (wzeroes)
+		a->discard_op = REQ_OP_WRITE_ZEROES;
+	else
+		a->discard_op = 0;
+	if (discard && !a->discard_op)
+		pr_info("lraid%d: no discard: members lack write-zeroes and devices_handle_discard_safely is N\n",
+			a->index);
+	if (a->discard_op) {
 		l.max_discard_sectors = rounddown(UINT_MAX >> SECTOR_SHIFT, sdata);
 		l.discard_granularity =
 			roundup_pow_of_two((u32)sdata << SECTOR_SHIFT);

@@ -469,7 +469,10 @@ static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 	lraid_queue_pieces(a, bio, start, nr, flags, 0);
 }
 
-/* Full stripes become one discard or write-zeroes per member. */
+/*
+ * Full stripes become one discard or write-zeroes per member, so that
+ * every member reads zeroes there afterwards and parity stays right.
+ */
 static void lraid_discard(struct lraid_array *a, struct bio *bio)
 {
 	const struct lraid_geom *g = &a->geom;
@@ -480,7 +483,12 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 	u64 s1 = div64_u64(end, sdata);
 	bool zeroes = bio_op(bio) == REQ_OP_WRITE_ZEROES;
 	u32 failed = READ_ONCE(a->failed);
+	blk_opf_t opf = bio->bi_opf;
 	unsigned int i;
+
+	/* discard may be carried out as write-zeroes, see lraid_disk_add() */
+	if (!zeroes)
+		opf = (opf & ~REQ_OP_MASK) | a->discard_op;
 
 	if (s0 < s1) {
 		for (i = 0; i < g->nr_members; i++) {
@@ -490,8 +498,7 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 				continue;
 
 			piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
-						 bio->bi_opf, GFP_NOIO,
-						 &a->clone_bs);
+						 opf, GFP_NOIO, &a->clone_bs);
 			piece->bi_iter.bi_sector = a->data_offset +
 						   s0 * g->chunk_sectors;
 			piece->bi_iter.bi_size = (u32)((s1 - s0) *

@@ -50,6 +50,9 @@ lr_cleanup() {
 		rmdir "/sys/kernel/config/nullb/$d" 2>/dev/null
 	done
 	[ -n "$LR_TMP" ] && rm -rf "$LR_TMP"
+	# module parameters a scenario may have set back to their defaults
+	a=/sys/module/lraid/parameters/devices_handle_discard_safely
+	[ -w "$a" ] && echo N >"$a"
 	return 0
 }
 

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Discard must not break parity. A discarded stripe keeps right parity only
+# if every member reads zeroes there afterwards, which plain discard does
+# not promise. Checks, as md's devices_handle_discard_safely does:
+#  - by default lraid discards full stripes with write-zeroes: members
+#    without write-zeroes (null_blk) get no discard at all, and members that
+#    read 0xff after discard (scsi_debug lbprz=2) still read back right in
+#    degraded mode after small (read-modify-write) writes into the
+#    discarded stripes;
+#  - with devices_handle_discard_safely=Y, members get real discards.
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need blkdiscard fio
+lr_setup
+
+param=/sys/module/lraid/parameters/devices_handle_discard_safely
+[ -w "$param" ] || lr_fail "no writable $param"
+[ "$(cat "$param")" = N ] || lr_fail "$param is not N by default"
+
+sdebug=0
+cleanup() {
+	lr_cleanup
+	if [ $sdebug = 1 ]; then
+		udevadm settle 2>/dev/null
+		modprobe -r scsi_debug 2>/dev/null
+	fi
+	return 0
+}
+trap cleanup EXIT
+
+# discards DEV: discard requests DEV has completed (/sys/block/X/stat)
+discards() {
+	awk '{ print $12 }' "/sys/block/$(basename "$1")/stat"
+}
+
+# total discards over the members in LR_M
+member_discards() {
+	local m t=0
+	for m in "${LR_M[@]}"; do
+		t=$((t + $(discards "$m")))
+	done
+	echo $t
+}
+
+dmax() {
+	cat "/sys/block/$1/queue/discard_max_bytes"
+}
+
+lr_log "null_blk members (discard, no write-zeroes): no discard by default"
+lr_members nullb 4 32
+lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+[ "$(dmax lraid0)" = 0 ] || lr_fail "discard offered without write-zeroes"
+if blkdiscard -o 0 -l 1M /dev/lraid0 2>/dev/null; then
+	lr_fail "blkdiscard accepted without discard support"
+fi
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+
+lr_log "same members, devices_handle_discard_safely=Y: real discards"
+echo Y >"$param"
+"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >/dev/null || lr_fail assemble
+udevadm settle 2>/dev/null
+[ "$(dmax lraid0)" != 0 ] || lr_fail "no discard with the parameter set"
+before=$(member_discards)
+blkdiscard -o 0 -l 1M /dev/lraid0 || lr_fail blkdiscard
+after=$(member_discards)
+[ "$after" -ge $((before + 4)) ] ||
+	lr_fail "members saw $((after - before)) discards, expected 4 or more"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+echo N >"$param"
+
+lr_log "scsi_debug members that read 0xff after discard"
+modprobe -q scsi_debug add_host=7 per_host_store=1 dev_size_mb=40 \
+	lbpu=1 lbprz=2 delay=0 2>/dev/null || lr_skip "no scsi_debug module"
+sdebug=1
+udevadm settle 2>/dev/null
+sd=()
+for _ in $(seq 50); do
+	sd=()
+	for b in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*/block/*; do
+		[ -e "$b" ] && sd+=("${b##*/}")
+	done
+	[ ${#sd[@]} = 7 ] && [ -b "/dev/${sd[6]}" ] && break
+	sleep 0.2
+done
+[ ${#sd[@]} = 7 ] || lr_fail "expected 7 scsi_debug disks, found ${#sd[@]}"
+for d in "${sd[@]}"; do
+	[ "$(dmax "$d")" != 0 ] || lr_skip "scsi_debug $d offers no discard"
+	[ "$(cat "/sys/block/$d/queue/write_zeroes_max_bytes")" != 0 ] ||
+		lr_skip "scsi_debug $d offers no write-zeroes"
+done
+# the members really read back 0xff after discard (else this proves nothing)
+d=/dev/${sd[0]}
+head -c 1M /dev/urandom >"$LR_TMP/rand"
+dd if="$LR_TMP/rand" of="$d" bs=1M seek=16 oflag=direct status=none
+blkdiscard -o $((16 << 20)) -l $((1 << 20)) "$d" || lr_fail "blkdiscard $d"
+n=$(dd if="$d" bs=1M skip=16 count=1 iflag=direct status=none | tr -d '\377' | wc -c)
+[ "$n" = 0 ] || lr_fail "$d does not read 0xff after discard ($n other bytes)"
+
+# RAID5 on 5 and RAID6 on 7: 4 and 5 data members, so a 4 KiB write into
+# one chunk is a read-modify-write, which trusts the parity on disk.
+for cfg in "5 5" "6 7"; do
+	read -r level n <<<"$cfg"
+	lr_log "RAID$level on $n scsi_debug members, chunk 64K"
+	LR_M=()
+	for d in "${sd[@]:0:$n}"; do
+		dd if=/dev/zero of="/dev/$d" bs=1M count=1 oflag=direct status=none
+		LR_M+=("/dev/$d")
+	done
+	lr_create lraid0 --level "$level" --chunk 64K "${LR_M[@]}"
+	[ "$(dmax lraid0)" != 0 ] || lr_fail "no discard over write-zeroes members"
+	lr_fio /dev/lraid0 fill --rw=write --bs=64k --size=8M --iodepth=4
+	stripe=$(((level == 5 ? n - 1 : n - 2) * 64 * 1024)) # data bytes
+	before=$(member_discards)
+	# from 8 stripes in: aligned to the power-of-two discard granularity
+	# too, so the kernel does not split the discard inside a stripe
+	blkdiscard -o $((8 * stripe)) -l $((6 * stripe)) /dev/lraid0 ||
+		lr_fail blkdiscard
+	[ "$(member_discards)" = "$before" ] ||
+		lr_fail "members got plain discards with the parameter N"
+	n0=$(dd if=/dev/lraid0 bs=64k skip=$((8 * stripe / 65536)) \
+		count=$((6 * stripe / 65536)) iflag=direct status=none |
+		tr -d '\0' | wc -c)
+	[ "$n0" = 0 ] || lr_fail "discarded stripes read back $n0 non-zero bytes"
+	# 4 KiB at the start of every chunk of the discarded stripes
+	rmw=(--rw=write:60k --bs=4k --offset=$((8 * stripe))
+		--size=$((6 * stripe)) --iodepth=1)
+	lr_fio /dev/lraid0 rmw "${rmw[@]}"
+	want=$(dd if=/dev/lraid0 bs=1M count=8 iflag=direct status=none | sha256sum)
+	"$LRAIDCTL" fail lraid0 "${LR_M[1]}" || lr_fail "fail ${LR_M[1]}"
+	if [ "$level" = 6 ]; then
+		"$LRAIDCTL" fail lraid0 "${LR_M[4]}" || lr_fail "fail ${LR_M[4]}"
+	fi
+	lr_fio /dev/lraid0 rmw "${rmw[@]}" --verify_only
+	got=$(dd if=/dev/lraid0 bs=1M count=8 iflag=direct status=none | sha256sum)
+	[ "$got" = "$want" ] || lr_fail "degraded RAID$level reads other bytes"
+	"$LRAIDCTL" stop lraid0 || lr_fail stop
+done
+echo "PASS: discard keeps parity right (write-zeroes by default, discard when promised)"
