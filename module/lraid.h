@@ -90,6 +90,8 @@ struct lraid_member {
 	dev_t dev;
 	u8 role;
 	sector_t sectors;	/* whole device */
+	atomic_t read_errors;	/* halved every hour, see lraid_io.c */
+	unsigned long read_errors_at;	/* jiffies of the last halving */
 };
 
 /* lraid_wreq.flags */
@@ -118,6 +120,7 @@ struct lraid_shard {
 enum lraid_op_phase {
 	LRAID_OP_READ,
 	LRAID_OP_WRITE,
+	LRAID_OP_REPAIR,	/* rewriting blocks members failed to read */
 };
 
 /* A write piece being carried out; owned by its worker. */
@@ -134,6 +137,7 @@ struct lraid_op {
 	blk_status_t status;
 	u8 phase;
 	u32 failed;			/* a->failed when the op started */
+	u32 repair;			/* members being rewritten */
 	struct lraid_plan plan;
 	/* per member buffer pages over the window, NULL when unused */
 	struct page *pages[LRAID_MAX_MEMBERS][LRAID_WIN_PAGES];
@@ -243,6 +247,7 @@ void lraid_io_module_exit(void);
 int lraid_fail_member(struct lraid_array *a, unsigned int role);
 bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
 			   blk_status_t status, bool write);
+void lraid_count_read_error(struct lraid_array *a, unsigned int role);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
 void lraid_io_quiesce(struct lraid_array *a);

@@ -142,6 +142,40 @@ bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
 	return true;
 }
 
+/*
+ * As md's max_read_errors: a member keeps serving reads after read errors
+ * (the blocks are rebuilt and written back), but one that has had more
+ * than this many, halved for every hour without, is marked failed.
+ */
+static unsigned int max_read_errors = 20;
+module_param(max_read_errors, uint, 0644);
+MODULE_PARM_DESC(max_read_errors,
+		 "read errors (halved every hour) after which a member is marked failed; 0: never");
+
+/* A member failed a read that was served by reconstruction; any context. */
+void lraid_count_read_error(struct lraid_array *a, unsigned int role)
+{
+	struct lraid_member *mb = &a->members[role];
+	unsigned long now = jiffies;
+	unsigned long hours = (now - READ_ONCE(mb->read_errors_at)) /
+			      (3600UL * HZ);
+	unsigned int max = READ_ONCE(max_read_errors);
+	int n;
+
+	/* racy by design: a lost halving or count does not matter */
+	if (hours) {
+		WRITE_ONCE(mb->read_errors_at, now);
+		n = atomic_read(&mb->read_errors);
+		atomic_set(&mb->read_errors, hours < 31 ? n >> hours : 0);
+	}
+	n = atomic_inc_return(&mb->read_errors);
+	if (!max || n <= max || lraid_fail_member(a, role) <= 0)
+		return;
+	pr_crit("%s: %d read errors on %pg (role %u), more than max_read_errors %u: member marked failed, array degraded\n",
+		a->disk->disk_name, n, mb->b.bdev, role, max);
+	queue_delayed_work(a->wq, &a->fail_work, 0);
+}
+
 int lraid_io_init(struct lraid_array *a)
 {
 	int ret;
@@ -252,12 +286,14 @@ static bool lraid_read_error(struct lraid_array *a, blk_status_t status,
 	 * A member failed meanwhile (e.g. a write error) is read around all
 	 * the same, without another message.
 	 */
-	if (!(READ_ONCE(a->failed) & BIT(member)))
+	if (!(READ_ONCE(a->failed) & BIT(member))) {
 		pr_err_ratelimited("%s: read error %d on %pg (role %u) at array sector %llu, reconstructing\n",
 				   a->disk->disk_name,
 				   blk_status_to_errno(status),
 				   a->members[member].b.bdev, member,
 				   (unsigned long long)sector);
+		lraid_count_read_error(a, member);
+	}
 	return true;
 }
 

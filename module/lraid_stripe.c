@@ -109,9 +109,17 @@ static void lraid_op_endio(struct bio *bio)
 		unsigned int m = lraid_member_of(w->a, bio);
 		bool known = m < w->a->geom.nr_members;
 
-		/* a write stands once its failing member is marked failed */
-		if (!known || !op_is_write(bio_op(bio)) ||
-		    !lraid_member_io_error(w->a, m, bio->bi_status, true)) {
+		if (op->phase == LRAID_OP_REPAIR) {
+			/* the reader has its data; the member fails, not it */
+			if (known) {
+				lraid_member_io_error(w->a, m, bio->bi_status,
+						      true);
+				atomic_or(BIT(m), &op->err_members);
+			}
+		} else if (!known || !op_is_write(bio_op(bio)) ||
+			   !lraid_member_io_error(w->a, m, bio->bi_status,
+						  true)) {
+			/* a write stands once its failing member is failed */
 			WRITE_ONCE(op->status, bio->bi_status);
 			if (known)
 				atomic_or(BIT(m), &op->err_members);
@@ -496,6 +504,9 @@ static bool lraid_op_retry(struct lraid_op *op)
 	if (op->phase != LRAID_OP_READ || !more)
 		return false;
 	if (op->wr->flags & LRAID_WREQ_READ) {
+		for (m = 0; m < g->nr_members; m++)
+			if (more & BIT(m))
+				lraid_count_read_error(a, m);
 		if (hweight32(op->failed | more) > g->nr_members - g->nr_data)
 			return false;
 		op->wr->avoid |= more;
@@ -507,6 +518,57 @@ static bool lraid_op_retry(struct lraid_op *op)
 	}
 	lraid_op_run(op);
 	return true;
+}
+
+/*
+ * A read rebuilt around members that failed to read it, not (yet) marked
+ * failed: write the rebuilt blocks back to them, as md does, so that a
+ * sector the drive remaps on write is good again. The reader's data is
+ * already copied; it completes when the rewrites do. A failing rewrite
+ * marks the member failed (lraid_op_endio).
+ */
+static void lraid_op_repair(struct lraid_op *op)
+{
+	struct lraid_array *a = op->w->a;
+	const struct lraid_geom *g = &a->geom;
+	const struct lraid_plan *p = &op->plan;
+	unsigned int di;
+
+	op->repair = op->wr->avoid & ~READ_ONCE(a->failed);
+	op->phase = LRAID_OP_REPAIR;
+	atomic_set(&op->err_members, 0);
+	atomic_set(&op->pending, 1);
+	for (di = 0; di < g->nr_data && op->repair; di++) {
+		unsigned int m = lraid_geom_data_member(g, op->wr->stripe, di);
+
+		if (op->repair & BIT(m))
+			lraid_op_page_io(op, m, p->s[di], p->e[di],
+					 REQ_OP_WRITE);
+	}
+	if (atomic_dec_and_test(&op->pending))
+		lraid_op_release(op);
+}
+
+/* Rewrites of lraid_op_repair() done: say which ones worked. */
+static void lraid_op_repaired(struct lraid_op *op)
+{
+	struct lraid_array *a = op->w->a;
+	const struct lraid_geom *g = &a->geom;
+	const struct lraid_plan *p = &op->plan;
+	u32 ok = op->repair & ~atomic_read(&op->err_members);
+	unsigned int di;
+
+	for (di = 0; di < g->nr_data && ok; di++) {
+		unsigned int m = lraid_geom_data_member(g, op->wr->stripe, di);
+
+		if (!(ok & BIT(m)) || p->s[di] >= p->e[di])
+			continue;
+		pr_info_ratelimited("%s: read error corrected (%u sectors at %llu on %pg)\n",
+				    a->disk->disk_name, p->e[di] - p->s[di],
+				    (unsigned long long)(a->data_offset +
+				    op->wr->stripe * g->chunk_sectors + p->s[di]),
+				    a->members[m].b.bdev);
+	}
 }
 
 /* Complete the caller bios collected in this pass (see lraid_worker). */
@@ -543,7 +605,7 @@ static void lraid_op_write(struct lraid_op *op)
 	if (op->wr->flags & LRAID_WREQ_READ) {
 		lraid_gf_end();
 		lraid_op_copy_out(op);
-		lraid_op_release(op);
+		lraid_op_repair(op);
 		return;
 	}
 	if (p->mode == LRAID_PLAN_RMW)
@@ -665,6 +727,8 @@ static void lraid_op_release(struct lraid_op *op)
 	struct lraid_shard *sh = lraid_shard_of(a, op->key);
 	struct bio *bio = wr->bio;
 
+	if (op->phase == LRAID_OP_REPAIR && op->repair)
+		lraid_op_repaired(op);
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
