@@ -269,6 +269,52 @@ static void plan_invariants(struct kunit *test)
 	}
 }
 
+/*
+ * Degraded writes: RMW may stand in for the degraded reconstruct-write
+ * only when no failed member holds P, Q or a block being written.
+ */
+static void plan_degraded_rmw(struct kunit *test)
+{
+	struct lraid_geom g;
+	struct lraid_plan p;
+	unsigned int level, stripe, di, m;
+
+	for (level = 5; level <= 6; level++) {
+		plan_geom(test, &g, level, 6, 65536);
+		for (stripe = 0; stripe < 6; stripe++) {
+			unsigned int pm = lraid_geom_p_member(&g, stripe);
+			unsigned int qm = lraid_geom_q_member(&g, stripe);
+			unsigned int w = lraid_geom_data_member(&g, stripe, 1);
+
+			/* 4 KiB into data index 1 */
+			lraid_plan_window(&g, 0, 128 + 8, 128 + 16, &p);
+			KUNIT_ASSERT_NE(test, p.mode, LRAID_PLAN_FULL);
+			KUNIT_EXPECT_TRUE(test, lraid_plan_rmw_avoids(&g, stripe,
+								      &p, 0));
+			KUNIT_EXPECT_FALSE(test, lraid_plan_rmw_avoids(&g, stripe,
+								       &p, 1u << pm));
+			KUNIT_EXPECT_FALSE(test, lraid_plan_rmw_avoids(&g, stripe,
+								       &p, 1u << w));
+			if (level == 6)
+				KUNIT_EXPECT_FALSE(test,
+						   lraid_plan_rmw_avoids(&g, stripe, &p,
+									 1u << qm));
+			for (di = 0; di < g.nr_data; di++) {
+				if (di == 1)
+					continue;
+				m = lraid_geom_data_member(&g, stripe, di);
+				KUNIT_EXPECT_TRUE(test,
+						  lraid_plan_rmw_avoids(&g, stripe, &p,
+									1u << m));
+			}
+			/* a full-stripe write has nothing to read anyway */
+			lraid_plan_window(&g, 0, 0, g.nr_data * 128, &p);
+			KUNIT_EXPECT_FALSE(test, lraid_plan_rmw_avoids(&g, stripe,
+								       &p, 0));
+		}
+	}
+}
+
 static struct kunit_case lraid_stripe_cases[] = {
 	KUNIT_CASE(plan_full_stripe),
 	KUNIT_CASE(plan_small_wide_rmw),
@@ -278,6 +324,7 @@ static struct kunit_case lraid_stripe_cases[] = {
 	KUNIT_CASE(plan_cross_chunk),
 	KUNIT_CASE(plan_windows),
 	KUNIT_CASE(plan_invariants),
+	KUNIT_CASE(plan_degraded_rmw),
 	{}
 };
 

@@ -206,6 +206,7 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 		c->members[i].state = a->failed & BIT(i) ?
 				      LRAID_MEMBER_FAULTY : LRAID_MEMBER_ACTIVE;
 		c->members[i].sectors = m->sectors;
+		c->members[i].read_errors = atomic_read(&m->read_errors);
 	}
 	mutex_unlock(&lraid_ctl_mutex);
 	ret = 0;

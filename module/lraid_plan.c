@@ -93,3 +93,28 @@ void lraid_plan_window(const struct lraid_geom *g, u32 win, u32 lo, u32 hi,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_plan_window);
 
+/*
+ * Can a read-modify-write of @p in @stripe leave out the members in
+ * @failed? Only if none of them holds P, Q or a data block it writes: RMW
+ * then touches no failed member, and reads less than the degraded
+ * reconstruct-write (every survivor over the touched rows) ever does.
+ */
+bool lraid_plan_rmw_avoids(const struct lraid_geom *g, u64 stripe,
+			   const struct lraid_plan *p, u32 failed)
+{
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	unsigned int di;
+
+	if (p->mode == LRAID_PLAN_FULL ||
+	    failed & (1u << lraid_geom_p_member(g, stripe)))
+		return false;
+	if (qm != LRAID_NO_MEMBER && (failed & (1u << qm)))
+		return false;
+	for (di = 0; di < g->nr_data; di++)
+		if (p->s[di] < p->e[di] &&
+		    (failed & (1u << lraid_geom_data_member(g, stripe, di))))
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_plan_rmw_avoids);
+

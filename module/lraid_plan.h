@@ -41,5 +41,7 @@ struct lraid_plan {
 u32 lraid_win_sectors(const struct lraid_geom *g);
 void lraid_plan_window(const struct lraid_geom *g, u32 win, u32 lo, u32 hi,
 		       struct lraid_plan *p);
+bool lraid_plan_rmw_avoids(const struct lraid_geom *g, u64 stripe,
+			   const struct lraid_plan *p, u32 failed);
 
 #endif /* LRAID_PLAN_H */

@@ -600,7 +600,8 @@ static void lraid_op_write(struct lraid_op *op)
 		return;
 	}
 	lraid_gf_begin();
-	if (op->failed && p->mode != LRAID_PLAN_FULL)
+	/* degraded ops read every survivor (RCW); a degraded RMW needs none */
+	if (op->failed && p->mode == LRAID_PLAN_RCW)
 		lraid_op_recover(op);
 	if (op->wr->flags & LRAID_WREQ_READ) {
 		lraid_gf_end();
@@ -649,8 +650,14 @@ static int lraid_op_start(struct lraid_op *op)
 		llist_add(&op->done, &op->w->done);
 		return 0;
 	}
-	if (op->failed || (wr->flags & LRAID_WREQ_READ))
+	if (wr->flags & LRAID_WREQ_READ)
 		return lraid_op_start_degraded(op);
+	/* degraded, but the failed members hold nothing this write needs */
+	if (op->failed) {
+		if (!lraid_plan_rmw_avoids(g, wr->stripe, p, op->failed))
+			return lraid_op_start_degraded(op);
+		p->mode = LRAID_PLAN_RMW;
+	}
 	pm = lraid_geom_p_member(g, wr->stripe);
 	qm = lraid_geom_q_member(g, wr->stripe);
 	if (lraid_op_get_pages(op, pm, p->r0, p->r1))

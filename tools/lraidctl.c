@@ -656,7 +656,7 @@ static int parse_json_name(int argc, char **argv, int *json,
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
-	const char *name;
+	const char *name, *sep;
 	int json, ctl, i;
 	char uuid[40];
 
@@ -695,10 +695,11 @@ static int cmd_detail(int argc, char **argv)
 
 			member_path(&c.members[i], p, sizeof(p));
 			printf("%s{\"role\": %u, \"device\": \"%s\", \"major\": %u, "
-			       "\"minor\": %u, \"state\": \"%s\"}",
+			       "\"minor\": %u, \"state\": \"%s\", \"read_errors\": %u}",
 			       i ? ", " : "", c.members[i].role, p,
 			       c.members[i].major, c.members[i].minor,
-			       member_state(&c.members[i]));
+			       member_state(&c.members[i]),
+			       c.members[i].read_errors);
 		}
 		printf("]}\n");
 		return 0;
@@ -728,6 +729,18 @@ static int cmd_detail(int argc, char **argv)
 		       c.members[i].role,
 		       c.members[i].state == LRAID_MEMBER_ACTIVE ?
 		       "active sync" : member_state(&c.members[i]), p);
+	}
+	/* members with read errors (see max_read_errors), after a blank line */
+	sep = "\n";
+	for (i = 0; i < c.nr_members; i++) {
+		char p[300];
+
+		if (!c.members[i].read_errors)
+			continue;
+		member_path(&c.members[i], p, sizeof(p));
+		printf("%s       Read Errors : %u on %s (role %u)\n", sep,
+		       c.members[i].read_errors, p, c.members[i].role);
+		sep = "";
 	}
 	return 0;
 }

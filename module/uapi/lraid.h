@@ -21,7 +21,7 @@
 #define LRAID_CONTROL_NAME	"lraid-control"
 
 #define LRAID_ABI_MAJOR		1
-#define LRAID_ABI_MINOR		1
+#define LRAID_ABI_MINOR		2
 
 #define LRAID_MAX_MEMBERS_ABI	32
 #define LRAID_MAX_ARRAYS	256
@@ -79,7 +79,8 @@ struct lraid_ioc_member {
 	__u32 minor;
 	__u8 role;		/* position in the array */
 	__u8 state;		/* LRAID_MEMBER_* */
-	__u8 pad0[6];
+	__u8 pad0[2];
+	__u32 read_errors;	/* counted against max_read_errors (1.2) */
 	__u64 sectors;		/* size of the member device */
 };
 
