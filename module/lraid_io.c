@@ -329,6 +329,12 @@ static void lraid_rstash_endio(struct bio *bio)
 			     st->iter.bi_sector)) {
 		bio->bi_status = BLK_STS_OK;
 		bio->bi_iter = st->iter;
+		/*
+		 * Ours again, with one reference: a member that split it
+		 * (dm, blk-mq) chained it and left __bi_remaining at zero,
+		 * so the retry's pieces would otherwise end it early.
+		 */
+		atomic_set(&bio->__bi_remaining, 1);
 		/* the worker path allocates: not from (possibly) irq context */
 		st->private = bio;
 		INIT_WORK(&st->work, lraid_read_retry);

@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <libgen.h>
@@ -70,14 +71,16 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage:\n"
-		"  %s create lraidN --level 5|6 [--chunk SIZE] [--assume-clean] MEMBER...\n"
+		"  %s create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]\n"
+		"         [--layout left-symmetric] [--assume-clean] MEMBER...\n"
 		"  %s assemble [--no-degraded] lraidN MEMBER...\n"
 		"  %s stop lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
 		"  %s examine [--json] MEMBER\n"
 		"  %s version\n"
-		"SIZE takes K or M suffixes (default 64K); lraidN may be /dev/lraidN.\n",
+		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
+		"--level=6, -l6, -c 64, -n 4, -p ls (as mdadm); lraidN may be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
@@ -104,15 +107,20 @@ static int parse_array(const char *s, uint32_t *index)
 	return 0;
 }
 
-static int parse_size(const char *s, uint64_t *out)
+/* SIZE with an optional K/M suffix; a bare number is << @shift (mdadm: KiB) */
+static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 {
 	unsigned long long v;
 	char *end;
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (errno || end == s || v > (1ULL << 40))
 		return -1;
+	if (!*end) {
+		*out = v << shift;
+		return 0;
+	}
 	if (*end == 'k' || *end == 'K') {
 		v <<= 10;
 		end++;
@@ -329,56 +337,109 @@ static const char *errno_hint(int e)
 	}
 }
 
+static const struct option create_opts[] = {
+	{ "level", required_argument, NULL, 'l' },
+	{ "chunk", required_argument, NULL, 'c' },
+	{ "raid-devices", required_argument, NULL, 'n' },
+	{ "assume-clean", no_argument, NULL, 'a' },
+	{ "layout", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * create lraidN MEMBER... with mdadm's spellings: --level=5, -l5, -l raid6,
+ * --chunk=64 (KiB, like mdadm) or 64K/1M, -n/--raid-devices to check the
+ * member count, --layout=left-symmetric, options before or after names.
+ */
 static int cmd_create(int argc, char **argv)
 {
 	struct lraid_ioc_create c = { 0 };
 	uint64_t chunk = 64 << 10;
-	int level = 0, i, nm;
+	int level = 0, nr_devs = 0, nm, opt;
 	const char *name = NULL;
 	int first_member = -1;
+	char *end;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--level") && i + 1 < argc) {
-			const char *l = argv[++i];
-
-			if (!strcmp(l, "5") || !strcmp(l, "raid5"))
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "l:c:n:p:", create_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'l':
+			if (!strcmp(optarg, "5") || !strcmp(optarg, "raid5"))
 				level = 5;
-			else if (!strcmp(l, "6") || !strcmp(l, "raid6"))
+			else if (!strcmp(optarg, "6") || !strcmp(optarg, "raid6"))
 				level = 6;
 			else {
-				err("--level must be 5 or 6, not '%s'", l);
+				err("--level must be 5 or 6, not '%s'", optarg);
 				return 1;
 			}
-		} else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) {
-			if (parse_size(argv[++i], &chunk)) {
-				err("bad --chunk '%s'", argv[i]);
-				return 1;
-			}
-		} else if (!strcmp(argv[i], "--assume-clean")) {
-			c.flags |= LRAID_CREATE_ASSUME_CLEAN;
-		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
-			err("unknown option '%s'", argv[i]);
-			return usage();
-		} else if (!name) {
-			name = argv[i];
-		} else {
-			first_member = i;
 			break;
+		case 'c':
+			if (parse_size(optarg, &chunk, 10)) {
+				err("bad --chunk '%s' (KiB, or with a K or M suffix)",
+				    optarg);
+				return 1;
+			}
+			break;
+		case 'n':
+			errno = 0;
+			nr_devs = (int)strtol(optarg, &end, 10);
+			if (errno || *end || nr_devs < 1 ||
+			    nr_devs > LRAID_MAX_MEMBERS_ABI) {
+				err("bad --raid-devices '%s'", optarg);
+				return 1;
+			}
+			break;
+		case 'a':
+			c.flags |= LRAID_CREATE_ASSUME_CLEAN;
+			break;
+		case 'p':
+			/* md's default, the only layout lraid has */
+			if (strcmp(optarg, "left-symmetric") &&
+			    strcmp(optarg, "ls")) {
+				err("--layout: only left-symmetric, not '%s'",
+				    optarg);
+				return 1;
+			}
+			break;
+		default:
+			if (optopt)
+				err("option -%c needs a value or is unknown", optopt);
+			else
+				err("unknown option or missing value: '%s'",
+				    argv[optind - 1]);
+			return usage();
 		}
+	}
+	/* getopt_long moved the names to the end: lraidN, then members */
+	if (optind < argc)
+		name = argv[optind];
+	if (optind + 1 < argc)
+		first_member = optind + 1;
+	if (!level) {
+		err("create needs --level 5 or 6");
+		return usage();
 	}
 	if (!name || !level || first_member < 0)
 		return usage();
 	if (parse_array(name, &c.index))
 		return 1;
 	nm = argc - first_member;
+	if (nr_devs && nr_devs != nm) {
+		err("--raid-devices %d, but %d members given: %s", nr_devs, nm,
+		    strerror(EINVAL));
+		return 1;
+	}
 	if (nm < (level == 6 ? 4 : 3)) {
 		err("RAID%d needs at least %d members, %d given: %s", level,
 		    level == 6 ? 4 : 3, nm, strerror(EINVAL));
 		return 1;
 	}
 	if (chunk < 4096 || chunk > (1 << 20) || (chunk & (chunk - 1))) {
-		err("chunk %" PRIu64 " must be a power of two from 4K to 1M: %s",
-		    chunk, strerror(EINVAL));
+		err("chunk %" PRIu64 "%s must be a power of two from 4K to 1M: %s",
+		    chunk % 1024 ? chunk : chunk >> 10, chunk % 1024 ? "" : "K",
+		    strerror(EINVAL));
 		return 1;
 	}
 	c.level = level;

@@ -34,6 +34,12 @@ refuse "chunk not a power of two" create lraid0 --level 5 --chunk 48K "${m[@]:0:
 refuse "chunk too small" create lraid0 --level 5 --chunk 2K "${m[@]:0:3}"
 refuse "chunk too big" create lraid0 --level 5 --chunk 2M "${m[@]:0:3}"
 refuse "bad level" create lraid0 --level 4 "${m[@]:0:3}"
+refuse "no level" create lraid0 "${m[@]:0:3}"
+refuse "member count not --raid-devices" create lraid0 -l5 -n 4 "${m[@]:0:3}"
+refuse "chunk (KiB) not a power of two" create lraid0 --level=5 --chunk=48 "${m[@]:0:3}"
+refuse "unknown option" create lraid0 --level 5 --bitmap=internal "${m[@]:0:3}"
+refuse "layout md has but lraid not" create lraid0 -l5 --layout=right-asymmetric "${m[@]:0:3}"
+refuse "option without its value" create lraid0 "${m[@]:0:3}" --level
 refuse "member too small" create lraid0 --level 5 "${m[0]}" "${m[1]}" "$tiny"
 refuse "not a block device" create lraid0 --level 5 "${m[0]}" "${m[1]}" /dev/null
 refuse "bad array name" create md0 --level 5 "${m[@]:0:3}"
@@ -64,7 +70,11 @@ after=$(for d in "${m[@]}" "$tiny"; do head -c 65536 "$d" | sha256sum; done)
 [ "$before" = "$after" ] || lr_fail "refused commands modified members"
 
 # two arrays, then a mixed set, a missing member and a member twice
-lr_create lraid1 --level 5 --assume-clean "${m[0]}" "${m[1]}" "${m[2]}"
+# mdadm's spellings: --level=N, -n, --chunk in KiB, options after names
+lr_create lraid1 --level=5 -n 3 "${m[0]}" "${m[1]}" "${m[2]}" --chunk=128 \
+	--layout=left-symmetric --assume-clean
+"$LRAIDCTL" detail lraid1 | grep -q "Chunk Size : 128K" ||
+	lr_fail "--chunk=128 did not give 128 KiB chunks"
 "$LRAIDCTL" stop lraid1 || lr_fail stop
 lr_loop 64
 m+=("$LR_DEV")
