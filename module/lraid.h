@@ -44,6 +44,14 @@
  *          different shards, so CPUs writing different stripes share no lock
  *          and no cache line; there is no array-wide lock per I/O.
  *
+ * Discard: a full-stripe discard or write-zeroes goes to every member at
+ *          once, outside the window table, so it is ordered against write
+ *          pieces by a range (struct lraid_drange): registered on
+ *          a->dranges under a->drange_lock, it waits for the windows of its
+ *          stripes in flight to be released; pieces for those stripes that
+ *          arrive meanwhile are parked on it and requeued when it is done.
+ *          The write path only reads a->nr_dranges (0 nearly always).
+ *
  * Completion: member bio end_io (any context, often hard irq) only records
  *          the status, counts down op->pending with an atomic and, at zero,
  *          hands the op back to its worker's done llist. Parity is computed
@@ -68,6 +76,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "lraid_compat.h"
@@ -110,6 +119,16 @@ struct lraid_wreq {
 	u32 lo, hi;			/* stripe-relative logical sectors */
 	s64 bio_lo;			/* stripe-relative sector of bio start */
 	blk_opf_t opf;			/* REQ_FUA etc. to pass on */
+};
+
+/* A full-stripe discard in flight: stripes [s0, s1), see lraid_io.c */
+struct lraid_drange {
+	struct list_head node;		/* a->dranges, a->drange_lock */
+	struct list_head parked;	/* wreqs waiting, a->drange_lock */
+	u64 s0, s1;
+	struct lraid_array *a;
+	struct bio *bio;
+	atomic_t pending;		/* member bios in flight, plus one */
 };
 
 struct lraid_shard {
@@ -209,9 +228,18 @@ struct lraid_array {
 	struct completion active_done;
 
 	struct lraid_worker *workers;	/* [nr_cpu_ids], task NULL if none */
-	int *worker_of;			/* cpu -> worker index */
+	int *worker_of;			/* cpu -> worker index (hotplug) */
+	struct hlist_node cpuhp_node;	/* lraid_cpuhp_state instance */
+	bool cpuhp_added;
 	struct lraid_shard *shards;
 	unsigned int shard_bits;
+
+	/* full-stripe discards in flight, see "Discard" above */
+	spinlock_t drange_lock;
+	struct list_head dranges;
+	unsigned int nr_dranges;	/* written under drange_lock */
+	wait_queue_head_t drange_wait;	/* a window was released */
+	mempool_t *drange_pool;
 };
 
 /* lraid_main.c */
@@ -254,9 +282,13 @@ void lraid_io_quiesce(struct lraid_array *a);
 void lraid_io_exit(struct lraid_array *a);
 
 /* lraid_stripe.c */
+int lraid_stripe_module_init(void);
+void lraid_stripe_module_exit(void);
 int lraid_stripe_init(struct lraid_array *a);
 void lraid_stripe_exit(struct lraid_array *a);
 void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr);
+void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d);
+void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d);
 int lraid_worker_fn(void *data);
 
 #endif /* LRAID_H */

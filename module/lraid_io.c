@@ -16,6 +16,7 @@
 
 #define LRAID_WREQ_POOL		256
 #define LRAID_FLUSH_POOL	16
+#define LRAID_DRANGE_POOL	4
 
 /*
  * A healthy read inside one chunk is not cloned: the caller's bio itself is
@@ -201,12 +202,21 @@ int lraid_io_init(struct lraid_array *a)
 						    sizeof(struct lraid_flush));
 	if (!a->flush_pool)
 		goto out_wreq;
+	a->drange_pool = mempool_create_kmalloc_pool(LRAID_DRANGE_POOL,
+						     sizeof(struct lraid_drange));
+	if (!a->drange_pool)
+		goto out_flush;
 	a->wq = alloc_workqueue("lraid%d", WQ_MEM_RECLAIM, 0, a->index);
 	if (!a->wq)
-		goto out_flush;
+		goto out_drange;
 	INIT_DELAYED_WORK(&a->fail_work, lraid_fail_work);
+	spin_lock_init(&a->drange_lock);
+	INIT_LIST_HEAD(&a->dranges);
+	init_waitqueue_head(&a->drange_wait);
 	return 0;
 
+out_drange:
+	mempool_destroy(a->drange_pool);
 out_flush:
 	mempool_destroy(a->flush_pool);
 out_wreq:
@@ -233,6 +243,7 @@ void lraid_io_quiesce(struct lraid_array *a)
 void lraid_io_exit(struct lraid_array *a)
 {
 	destroy_workqueue(a->wq);
+	mempool_destroy(a->drange_pool);
 	mempool_destroy(a->flush_pool);
 	mempool_destroy(a->wreq_pool);
 	bioset_exit(&a->io_bs);
@@ -511,6 +522,71 @@ static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 	lraid_queue_pieces(a, bio, start, nr, flags, 0);
 }
 
+static void lraid_drange_put(struct lraid_drange *d)
+{
+	struct lraid_array *a = d->a;
+	struct bio *bio = d->bio;
+
+	if (!atomic_dec_and_test(&d->pending))
+		return;
+	lraid_drange_end(a, d);
+	mempool_free(d, a->drange_pool);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_drange_endio(struct bio *piece)
+{
+	struct lraid_drange *d = piece->bi_private;
+
+	if (piece->bi_status)
+		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
+	bio_put(piece);
+	lraid_drange_put(d);
+}
+
+/*
+ * Discard or zero stripes [s0, s1) on every member that has not failed,
+ * once no write piece holds a window there (lraid_drange_begin()); pieces
+ * for those stripes wait until every member has finished.
+ */
+static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
+				  u64 s0, u64 s1, blk_opf_t opf)
+{
+	const struct lraid_geom *g = &a->geom;
+	struct lraid_drange *d = mempool_alloc(a->drange_pool, GFP_NOIO);
+	u32 failed;
+	unsigned int i;
+
+	d->a = a;
+	d->bio = bio;
+	d->s0 = s0;
+	d->s1 = s1;
+	atomic_set(&d->pending, 1);
+	bio_inc_remaining(bio);
+	percpu_ref_get(&a->active);
+	lraid_drange_begin(a, d);
+
+	failed = READ_ONCE(a->failed);
+	for (i = 0; i < g->nr_members; i++) {
+		struct bio *piece;
+
+		if (failed & BIT(i))
+			continue;
+		piece = bio_alloc_bioset(a->members[i].b.bdev, 0, opf,
+					 GFP_NOIO, &a->clone_bs);
+		piece->bi_iter.bi_sector = a->data_offset +
+					   s0 * g->chunk_sectors;
+		piece->bi_iter.bi_size = (u32)((s1 - s0) *
+				g->chunk_sectors) << SECTOR_SHIFT;
+		piece->bi_private = d;
+		piece->bi_end_io = lraid_drange_endio;
+		atomic_inc(&d->pending);
+		submit_bio_noacct(piece);
+	}
+	lraid_drange_put(d);
+}
+
 /*
  * Full stripes become one discard or write-zeroes per member, so that
  * every member reads zeroes there afterwards and parity stays right.
@@ -524,30 +600,14 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 	u64 s0 = div64_u64(start + sdata - 1, sdata);
 	u64 s1 = div64_u64(end, sdata);
 	bool zeroes = bio_op(bio) == REQ_OP_WRITE_ZEROES;
-	u32 failed = READ_ONCE(a->failed);
 	blk_opf_t opf = bio->bi_opf;
-	unsigned int i;
 
 	/* discard may be carried out as write-zeroes, see lraid_disk_add() */
 	if (!zeroes)
 		opf = (opf & ~REQ_OP_MASK) | a->discard_op;
 
-	if (s0 < s1) {
-		for (i = 0; i < g->nr_members; i++) {
-			struct bio *piece;
-
-			if (failed & BIT(i))
-				continue;
-
-			piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
-						 opf, GFP_NOIO, &a->clone_bs);
-			piece->bi_iter.bi_sector = a->data_offset +
-						   s0 * g->chunk_sectors;
-			piece->bi_iter.bi_size = (u32)((s1 - s0) *
-					g->chunk_sectors) << SECTOR_SHIFT;
-			lraid_piece_submit(a, bio, piece, lraid_piece_endio);
-		}
-	}
+	if (s0 < s1)
+		lraid_discard_stripes(a, bio, s0, s1, opf);
 	/* partial stripes: skipped for discard, real zeroes for write-zeroes */
 	if (zeroes) {
 		if (s0 >= s1) {

@@ -24,11 +24,14 @@ static int __init lraid_init(void)
 	ret = lraid_io_module_init();
 	if (ret)
 		return ret;
+	ret = lraid_stripe_module_init();
+	if (ret)
+		goto out_io;
 
 	lraid_major = register_blkdev(0, "lraid");
 	if (lraid_major < 0) {
 		ret = lraid_major;
-		goto out_io;
+		goto out_stripe;
 	}
 
 	ret = lraid_ctl_init();
@@ -39,6 +42,8 @@ static int __init lraid_init(void)
 
 out_blkdev:
 	unregister_blkdev(lraid_major, "lraid");
+out_stripe:
+	lraid_stripe_module_exit();
 out_io:
 	lraid_io_module_exit();
 	return ret;
@@ -49,6 +54,7 @@ static void __exit lraid_exit(void)
 	lraid_ctl_exit();
 	lraid_array_stop_all();
 	unregister_blkdev(lraid_major, "lraid");
+	lraid_stripe_module_exit();
 	lraid_io_module_exit();
 }
 

@@ -23,6 +23,7 @@
 
 #include <linux/bio.h>
 #include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hash.h>
 #include <linux/kthread.h>
@@ -759,9 +760,35 @@ static void lraid_op_release(struct lraid_op *op)
 		lraid_op_run(op);
 		return;
 	}
+	/* a discard may be waiting for this window (lraid_drange_begin()) */
+	if (unlikely(READ_ONCE(a->nr_dranges)))
+		wake_up(&a->drange_wait);
 	op->wr = NULL;
 	list_add(&op->free, &w->free_ops);
 	w->in_flight--;
+}
+
+/*
+ * Park @wr on a full-stripe discard in flight over its stripe, if there is
+ * one. Called with @wr's shard lock held, which orders this against
+ * lraid_drange_begin()'s registration and scan.
+ */
+static bool lraid_drange_park(struct lraid_array *a, struct lraid_wreq *wr)
+{
+	struct lraid_drange *d;
+	unsigned long flags;
+	bool parked = false;
+
+	spin_lock_irqsave(&a->drange_lock, flags);
+	list_for_each_entry(d, &a->dranges, node) {
+		if (wr->stripe >= d->s0 && wr->stripe < d->s1) {
+			list_add_tail(&wr->wait, &d->parked);
+			parked = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&a->drange_lock, flags);
+	return parked;
 }
 
 /* Take a window for @wr, or queue behind its holder. false: no free op. */
@@ -778,6 +805,10 @@ static bool lraid_op_acquire(struct lraid_worker *w, struct lraid_wreq *wr)
 	op = list_first_entry(&w->free_ops, struct lraid_op, free);
 
 	spin_lock(&sh->lock);
+	if (unlikely(READ_ONCE(a->nr_dranges)) && lraid_drange_park(a, wr)) {
+		spin_unlock(&sh->lock);
+		return true;
+	}
 	hlist_for_each_entry(holder, &sh->head, hnode) {
 		if (holder->key == key) {
 			list_add_tail(&wr->wait, &holder->waiters);
@@ -799,10 +830,74 @@ static bool lraid_op_acquire(struct lraid_worker *w, struct lraid_wreq *wr)
 
 void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr)
 {
-	struct lraid_worker *w = &a->workers[a->worker_of[raw_smp_processor_id()]];
+	int cpu = READ_ONCE(a->worker_of[raw_smp_processor_id()]);
+	struct lraid_worker *w = &a->workers[cpu];
 
 	if (llist_add(&wr->node, &w->incoming))
 		wake_up_process(w->task);
+}
+
+/* Does any op hold a window of stripes [d->s0, d->s1)? */
+static bool lraid_drange_busy(struct lraid_array *a,
+			      const struct lraid_drange *d)
+{
+	u32 nwin = a->geom.chunk_sectors / a->win_sectors;
+	unsigned int i;
+
+	for (i = 0; i < (1U << a->shard_bits); i++) {
+		struct lraid_shard *sh = &a->shards[i];
+		struct lraid_op *op;
+		bool busy = false;
+
+		spin_lock(&sh->lock);
+		hlist_for_each_entry(op, &sh->head, hnode) {
+			u64 stripe = div_u64(op->key, nwin);
+
+			if (stripe >= d->s0 && stripe < d->s1) {
+				busy = true;
+				break;
+			}
+		}
+		spin_unlock(&sh->lock);
+		if (busy)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Order a full-stripe discard of stripes [d->s0, d->s1) after the write
+ * pieces already holding windows there, and before those that come later:
+ * those are parked on @d from now on (lraid_op_acquire()). Sleeps, task
+ * context. Pieces already queued behind a holder run before the discard.
+ */
+void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d)
+{
+	INIT_LIST_HEAD(&d->parked);
+	spin_lock_irq(&a->drange_lock);
+	list_add_tail(&d->node, &a->dranges);
+	WRITE_ONCE(a->nr_dranges, a->nr_dranges + 1);
+	spin_unlock_irq(&a->drange_lock);
+	wait_event(a->drange_wait, !lraid_drange_busy(a, d));
+}
+
+/* The discard is done: requeue the pieces parked on it. Any context. */
+void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d)
+{
+	struct lraid_wreq *wr, *tmp;
+	unsigned long flags;
+	LIST_HEAD(parked);
+
+	spin_lock_irqsave(&a->drange_lock, flags);
+	list_del(&d->node);
+	WRITE_ONCE(a->nr_dranges, a->nr_dranges - 1);
+	list_splice_init(&d->parked, &parked);
+	spin_unlock_irqrestore(&a->drange_lock, flags);
+
+	list_for_each_entry_safe(wr, tmp, &parked, wait) {
+		list_del(&wr->wait);
+		lraid_stripe_queue(a, wr);
+	}
 }
 
 static void lraid_worker_done(struct lraid_worker *w)
@@ -876,6 +971,8 @@ int lraid_worker_fn(void *data)
 
 /* ---- setup ---- */
 
+static int lraid_cpuhp_state = -1;
+
 static void lraid_worker_free(struct lraid_worker *w)
 {
 	if (w->task)
@@ -885,14 +982,110 @@ static void lraid_worker_free(struct lraid_worker *w)
 	mempool_destroy(w->pages);
 	kfree(w->scratch);
 	kvfree(w->ops);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Set up and start the worker of @cpu, bound to it. */
+static int lraid_worker_start(struct lraid_array *a, unsigned int cpu)
+{
+	struct lraid_worker *w = &a->workers[cpu];
+	unsigned int pages_per_op = a->geom.nr_members *
+		DIV_ROUND_UP(a->win_sectors, LRAID_ROWS_PER_PAGE);
+	struct task_struct *task;
+	unsigned int i;
+
+	w->a = a;
+	w->cpu = cpu;
+	init_llist_head(&w->incoming);
+	init_llist_head(&w->done);
+	INIT_LIST_HEAD(&w->deferred);
+	INIT_LIST_HEAD(&w->retry);
+	INIT_LIST_HEAD(&w->free_ops);
+	w->ops = kvcalloc(LRAID_OPS_PER_WORKER, sizeof(*w->ops), GFP_KERNEL);
+	w->pages = mempool_create_page_pool(pages_per_op, 0);
+	w->scratch = kmalloc(sizeof(*w->scratch), GFP_KERNEL);
+	if (!w->ops || !w->pages || !w->scratch)
+		goto err;
+	for (i = 0; i < LRAID_OPS_PER_WORKER; i++) {
+		w->ops[i].w = w;
+		list_add_tail(&w->ops[i].free, &w->free_ops);
+	}
+	task = kthread_create_on_node(lraid_worker_fn, w, cpu_to_node(cpu),
+				      "lraid%d/%u", a->index, cpu);
+	if (IS_ERR(task)) {
+		lraid_worker_free(w);
+		return PTR_ERR(task);
+	}
+	w->task = task;
+	set_cpus_allowed_ptr(task, cpumask_of(cpu));
+	wake_up_process(task);
+	return 0;
+
+err:
+	lraid_worker_free(w);
+	return -ENOMEM;
+}
+
+/*
+ * CPU hotplug. A CPU going down lets its worker run anywhere (it still
+ * owns its ops and finishes them); coming back, the worker is bound to it
+ * again. A CPU that was offline when the array started gets its own
+ * worker the first time it comes online; until then, and if that fails,
+ * its writes go to the first worker.
+ */
+static int lraid_cpu_online(unsigned int cpu, struct hlist_node *node)
+{
+	struct lraid_array *a = hlist_entry(node, struct lraid_array,
+					    cpuhp_node);
+	struct lraid_worker *w = &a->workers[cpu];
+	int ret;
+
+	if (w->task) {
+		set_cpus_allowed_ptr(w->task, cpumask_of(cpu));
+		return 0;
+	}
+	ret = lraid_worker_start(a, cpu);
+	if (ret) {
+		pr_warn("lraid%d: no worker for CPU %u (%d), its writes go to CPU %d's\n",
+			a->index, cpu, ret, a->worker_of[cpu]);
+		return 0;
+	}
+	/* the worker is set up before the I/O path can see it */
+	smp_store_release(&a->worker_of[cpu], cpu);
+	return 0;
+}
+
+static int lraid_cpu_offline(unsigned int cpu, struct hlist_node *node)
+{
+	struct lraid_array *a = hlist_entry(node, struct lraid_array,
+					    cpuhp_node);
+	struct lraid_worker *w = &a->workers[cpu];
+
+	if (w->task)
+		set_cpus_allowed_ptr(w->task, cpu_possible_mask);
+	return 0;
+}
+
+int lraid_stripe_module_init(void)
+{
+	int ret = cpuhp_setup_state_multi(CPUHP_AP_ONLINE_DYN, "block/lraid:online",
+					  lraid_cpu_online, lraid_cpu_offline);
+
+	if (ret < 0)
+		return ret;
+	lraid_cpuhp_state = ret;
+	return 0;
+}
+
+void lraid_stripe_module_exit(void)
+{
+	cpuhp_remove_multi_state(lraid_cpuhp_state);
 }
 
 int lraid_stripe_init(struct lraid_array *a)
 {
-	unsigned int nshards, i, nw = 0, first = 0;
-	unsigned int pages_per_op = a->geom.nr_members *
-		DIV_ROUND_UP(a->win_sectors, LRAID_ROWS_PER_PAGE);
-	int cpu, ret = -ENOMEM;
+	unsigned int nshards, i;
+	int cpu, first = -1, ret = -ENOMEM;
 
 	nshards = roundup_pow_of_two(num_possible_cpus() * LRAID_SHARDS_PER_CPU);
 	a->shard_bits = ilog2(nshards);
@@ -906,42 +1099,27 @@ int lraid_stripe_init(struct lraid_array *a)
 		INIT_HLIST_HEAD(&a->shards[i].head);
 	}
 
+	/*
+	 * Hotplug callbacks first, then the workers of the CPUs online now,
+	 * under the hotplug lock (which callbacks run under too): no CPU
+	 * comes or goes unseen, and a CPU whose callback already started
+	 * its worker keeps it.
+	 */
+	ret = cpuhp_state_add_instance_nocalls(lraid_cpuhp_state,
+					       &a->cpuhp_node);
+	if (ret)
+		goto err;
+	a->cpuhp_added = true;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
-		struct lraid_worker *w = &a->workers[cpu];
-
-		if (!nw)
+		if (!a->workers[cpu].task) {
+			ret = lraid_worker_start(a, cpu);
+			if (ret)
+				goto err_unlock;
+		}
+		if (first < 0)
 			first = cpu;
-		nw++;
-		w->a = a;
-		w->cpu = cpu;
-		init_llist_head(&w->incoming);
-		init_llist_head(&w->done);
-		INIT_LIST_HEAD(&w->deferred);
-		INIT_LIST_HEAD(&w->retry);
-		INIT_LIST_HEAD(&w->free_ops);
-		w->ops = kvcalloc(LRAID_OPS_PER_WORKER, sizeof(*w->ops),
-				  GFP_KERNEL);
-		w->pages = mempool_create_page_pool(pages_per_op, 0);
-		w->scratch = kmalloc(sizeof(*w->scratch), GFP_KERNEL);
-		if (!w->ops || !w->pages || !w->scratch)
-			goto err_unlock;
-		for (i = 0; i < LRAID_OPS_PER_WORKER; i++) {
-			w->ops[i].w = w;
-			list_add_tail(&w->ops[i].free, &w->free_ops);
-		}
-		w->task = kthread_create_on_node(lraid_worker_fn, w,
-						 cpu_to_node(cpu), "lraid%d/%d",
-						 a->index, cpu);
-		if (IS_ERR(w->task)) {
-			ret = PTR_ERR(w->task);
-			w->task = NULL;
-			goto err_unlock;
-		}
-		set_cpus_allowed_ptr(w->task, cpumask_of(cpu));
-		wake_up_process(w->task);
 	}
-	/* CPUs that come online later hand their writes to the first worker */
 	for_each_possible_cpu(cpu)
 		a->worker_of[cpu] = a->workers[cpu].task ? cpu : first;
 	cpus_read_unlock();
@@ -957,6 +1135,11 @@ err:
 void lraid_stripe_exit(struct lraid_array *a)
 {
 	unsigned int cpu;
+
+	if (a->cpuhp_added)
+		cpuhp_state_remove_instance_nocalls(lraid_cpuhp_state,
+						    &a->cpuhp_node);
+	a->cpuhp_added = false;
 
 	if (a->workers)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)

@@ -74,9 +74,10 @@ lr_setup() {
 	[ -e /dev/lraid-control ] || lr_fail "no /dev/lraid-control"
 }
 
-# lr_nullb NAME SIZE_MB: sets LR_DEV=/dev/NAME (memory backed, discard on)
+# lr_nullb NAME SIZE_MB [ATTR=VALUE...]: sets LR_DEV=/dev/NAME (memory
+# backed, discard on, then the given configfs attributes)
 lr_nullb() {
-	local name=$1 mb=$2 d
+	local name=$1 mb=$2 d kv
 	modprobe -q null_blk nr_devices=0 2>/dev/null || lr_skip "no null_blk"
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config || lr_skip "no configfs"
@@ -87,6 +88,9 @@ lr_nullb() {
 	echo 1 >"$d/memory_backed"
 	echo 512 >"$d/blocksize"
 	[ -e "$d/discard" ] && echo 1 >"$d/discard"
+	for kv in "${@:3}"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || lr_fail "null_blk $name: $kv"
+	done
 	echo 1 >"$d/power"
 	for _ in $(seq 50); do
 		[ -b "/dev/$name" ] && break
