@@ -11,14 +11,17 @@
 #ifndef LRAID_COMPAT_H
 #define LRAID_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+/*
+ * Told apart by what the headers define, not by version number:
+ * BLK_FEAT_* arrived in 6.11, BLK_OPEN_* in 6.5.
+ */
+#if defined(BLK_FEAT_WRITE_CACHE)
 #define LRAID_NEW_BLOCK_API 1
-#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+#elif !defined(BLK_OPEN_READ)
 #define LRAID_NEW_BLOCK_API 0
 #else
 #error "lraid supports Linux 6.1..6.4 and 6.11..6.12"

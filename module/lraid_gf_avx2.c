@@ -21,6 +21,7 @@
 #define GF_VW	32
 #define GF_BLK	128
 
+/* GCC's x86 builtins are typed on vectors; these typedefs name them */
 typedef u8 gfv __attribute__((vector_size(GF_VW)));
 typedef s8 gfv_s __attribute__((vector_size(GF_VW)));
 typedef char gfv_qi __attribute__((vector_size(GF_VW)));

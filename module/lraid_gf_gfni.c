@@ -23,6 +23,7 @@
 #define GF_VW	64
 #define GF_BLK	256
 
+/* GCC's x86 builtins are typed on vectors; these typedefs name them */
 typedef u8 gfv __attribute__((vector_size(GF_VW)));
 typedef char gfv_qi __attribute__((vector_size(GF_VW)));
 typedef u64 gfv_di __attribute__((vector_size(GF_VW)));

@@ -35,11 +35,9 @@ result sparse $? "$tmp/sparse.out"
 cp=/usr/src/linux-source-6.12/scripts/checkpatch.pl
 if [ -x "$cp" ]; then
 	# Per-file exceptions, each with its reason; everything else is strict.
-	#  lraid_compat.h: the one place kernel version checks belong (DESIGN.md).
 	#  lraid_gf_{avx2,avx512,gfni}.c: GCC vector types can only be named by a
 	#  typedef; the char-element ones the builtins need fail its u8/s8 test.
 	declare -A allow=(
-		[module/lraid_compat.h]="LINUX_VERSION_CODE,CONSTANT_COMPARISON"
 		[module/lraid_gf_avx2.c]=NEW_TYPEDEFS
 		[module/lraid_gf_avx512.c]=NEW_TYPEDEFS
 		[module/lraid_gf_gfni.c]=NEW_TYPEDEFS
