@@ -156,7 +156,7 @@ struct lraid_op {
 	blk_status_t status;
 	u8 phase;
 	u32 failed;			/* a->failed when the op started */
-	u32 repair;			/* members being rewritten */
+	u32 rewrite;			/* read around, written back rebuilt */
 	struct lraid_plan plan;
 	/* per member buffer pages over the window, NULL when unused */
 	struct page *pages[LRAID_MAX_MEMBERS][LRAID_WIN_PAGES];
@@ -273,8 +273,8 @@ void lraid_array_stop_all(void);
 int lraid_io_module_init(void);
 void lraid_io_module_exit(void);
 int lraid_fail_member(struct lraid_array *a, unsigned int role);
-bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
-			   blk_status_t status, bool write);
+bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
+			      blk_status_t status);
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);

@@ -116,15 +116,15 @@ static void lraid_fail_work(struct work_struct *work)
 }
 
 /*
- * A member failed a write, or a read a write needed (@write false), in any
- * context. The member is marked failed, as md does, so that the write
- * stands on (or is redone degraded on) the other members: data and parity
+ * A member failed a write, in any context. The member is marked failed, as
+ * md does, so that the write stands on the other members: data and parity
  * there agree with the new data, and the failed member's stale block is
  * never read again. True if so; false if the array cannot lose that member
- * (the write then fails).
+ * (the write then fails). Reads that fail are rebuilt and written back
+ * instead (lraid_count_read_error()).
  */
-bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
-			   blk_status_t status, bool write)
+bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
+			      blk_status_t status)
 {
 	int ret;
 
@@ -134,10 +134,9 @@ bool lraid_member_io_error(struct lraid_array *a, unsigned int role,
 	if (ret < 0)
 		return false;
 	if (ret) {
-		pr_crit("%s: %s error %d on %pg (role %u): member marked failed, array degraded\n",
-			a->disk->disk_name, write ? "write" : "read-for-write",
-			blk_status_to_errno(status), a->members[role].b.bdev,
-			role);
+		pr_crit("%s: write error %d on %pg (role %u): member marked failed, array degraded\n",
+			a->disk->disk_name, blk_status_to_errno(status),
+			a->members[role].b.bdev, role);
 		queue_delayed_work(a->wq, &a->fail_work, 0);
 	}
 	return true;

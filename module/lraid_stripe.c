@@ -113,13 +113,12 @@ static void lraid_op_endio(struct bio *bio)
 		if (op->phase == LRAID_OP_REPAIR) {
 			/* the reader has its data; the member fails, not it */
 			if (known) {
-				lraid_member_io_error(w->a, m, bio->bi_status,
-						      true);
+				lraid_member_write_error(w->a, m,
+							 bio->bi_status);
 				atomic_or(BIT(m), &op->err_members);
 			}
 		} else if (!known || !op_is_write(bio_op(bio)) ||
-			   !lraid_member_io_error(w->a, m, bio->bi_status,
-						  true)) {
+			   !lraid_member_write_error(w->a, m, bio->bi_status)) {
 			/* a write stands once its failing member is failed */
 			WRITE_ONCE(op->status, bio->bi_status);
 			if (known)
@@ -374,8 +373,9 @@ static void lraid_op_write(struct lraid_op *op);
 
 /*
  * Rebuild the failed data blocks of the op's stripe over rows [r0, r1) in
- * the op's pages from the surviving members read into them. A failed P or
- * Q alone needs nothing: reads don't use it and writes regenerate it.
+ * the op's pages from the surviving members read into them. A read that
+ * is to write a P or Q it could not read back (lraid_op_repair()) also
+ * regenerates them there; writes regenerate P and Q anyway.
  */
 static void lraid_op_recover(struct lraid_op *op)
 {
@@ -387,13 +387,17 @@ static void lraid_op_recover(struct lraid_op *op)
 	unsigned int fd[2], nfd = 0, di;
 	void **ptr = op->w->scratch->ptr;
 	bool pf = op->failed & BIT(pm);
+	bool regen = false;
 	u32 row = p->r0;
 
+	if (op->wr->flags & LRAID_WREQ_READ)
+		regen = (op->rewrite & BIT(pm)) ||
+			(qm != LRAID_NO_MEMBER && (op->rewrite & BIT(qm)));
 	for (di = 0; di < g->nr_data; di++)
 		if (op->failed & BIT(lraid_geom_data_member(g, stripe, di)) &&
 		    nfd < ARRAY_SIZE(fd))
 			fd[nfd++] = di;
-	if (!nfd)
+	if (!nfd && !regen)
 		return;
 
 	while (row < p->r1) {
@@ -412,11 +416,15 @@ static void lraid_op_recover(struct lraid_op *op)
 		if (nfd == 2)
 			lraid_gf_recov_2data(g->nr_data, len, ptr, fd[0], fd[1],
 					     pp, qq);
-		else if (pf && qq)
+		else if (nfd && pf && qq)
 			lraid_gf_recov_data_q(g->nr_data, len, ptr, fd[0], pp,
 					      qq);
-		else
+		else if (nfd)
 			lraid_gf_recov_data_p(g->nr_data, len, ptr, fd[0], pp);
+		if (regen && qq)
+			lraid_gf_gen_pq(g->nr_data, len, ptr, pp, qq);
+		else if (regen)
+			lraid_gf_gen_p(g->nr_data, len, ptr, pp);
 		row += len >> SECTOR_SHIFT;
 	}
 }
@@ -489,11 +497,12 @@ static void lraid_op_release(struct lraid_op *op);
 static void lraid_op_run(struct lraid_op *op);
 
 /*
- * Reads of the op failed on members it did not yet treat as failed. A read
- * piece starts again around them if parity still covers them all. A write
- * cannot just skip a member (its block would go stale while the member
- * still serves reads), so those members are marked failed, as md does, if
- * the array can lose them, and the write starts again, degraded.
+ * Reads of the op failed on members it did not yet treat as failed. As md
+ * does, for reads and writes alike, the op starts again around them if
+ * parity still covers them all: it rebuilds their rows from the others
+ * and writes them back (lraid_op_start(), which goes degraded), so a
+ * sector the drive remaps on write is good again and the member stays in
+ * the array. Each such error counts against lraid.max_read_errors.
  */
 static bool lraid_op_retry(struct lraid_op *op)
 {
@@ -504,71 +513,66 @@ static bool lraid_op_retry(struct lraid_op *op)
 
 	if (op->phase != LRAID_OP_READ || !more)
 		return false;
-	if (op->wr->flags & LRAID_WREQ_READ) {
-		for (m = 0; m < g->nr_members; m++)
-			if (more & BIT(m))
-				lraid_count_read_error(a, m);
-		if (hweight32(op->failed | more) > g->nr_members - g->nr_data)
-			return false;
-		op->wr->avoid |= more;
-	} else {
-		for (m = 0; m < g->nr_members; m++)
-			if ((more & BIT(m)) &&
-			    !lraid_member_io_error(a, m, op->status, false))
-				return false;
+	for (m = 0; m < g->nr_members; m++) {
+		if (!(more & BIT(m)))
+			continue;
+		pr_err_ratelimited("%s: read error %d on %pg (role %u) at sector %llu, rebuilding it from the others\n",
+				   a->disk->disk_name,
+				   blk_status_to_errno(op->status),
+				   a->members[m].b.bdev, m,
+				   (unsigned long long)(a->data_offset +
+				   op->wr->stripe * g->chunk_sectors +
+				   op->plan.r0));
+		lraid_count_read_error(a, m);
 	}
+	if (hweight32(op->failed | more) > g->nr_members - g->nr_data)
+		return false;
+	op->wr->avoid |= more;
 	lraid_op_run(op);
 	return true;
 }
 
 /*
  * A read rebuilt around members that failed to read it, not (yet) marked
- * failed: write the rebuilt blocks back to them, as md does, so that a
- * sector the drive remaps on write is good again. The reader's data is
+ * failed: write the rebuilt rows back to them, as md does, data, P and Q
+ * alike (lraid_op_recover() regenerated P and Q). The reader's data is
  * already copied; it completes when the rewrites do. A failing rewrite
  * marks the member failed (lraid_op_endio).
  */
 static void lraid_op_repair(struct lraid_op *op)
 {
 	struct lraid_array *a = op->w->a;
-	const struct lraid_geom *g = &a->geom;
 	const struct lraid_plan *p = &op->plan;
-	unsigned int di;
+	unsigned int m;
 
-	op->repair = op->wr->avoid & ~READ_ONCE(a->failed);
+	op->rewrite &= ~READ_ONCE(a->failed);
 	op->phase = LRAID_OP_REPAIR;
 	atomic_set(&op->err_members, 0);
 	atomic_set(&op->pending, 1);
-	for (di = 0; di < g->nr_data && op->repair; di++) {
-		unsigned int m = lraid_geom_data_member(g, op->wr->stripe, di);
-
-		if (op->repair & BIT(m))
-			lraid_op_page_io(op, m, p->s[di], p->e[di],
-					 REQ_OP_WRITE);
-	}
+	for (m = 0; m < a->geom.nr_members; m++)
+		if (op->rewrite & BIT(m))
+			lraid_op_page_io(op, m, p->r0, p->r1, REQ_OP_WRITE);
 	if (atomic_dec_and_test(&op->pending))
 		lraid_op_release(op);
 }
 
-/* Rewrites of lraid_op_repair() done: say which ones worked. */
+/* The rewrites of a read or write that read around members are done. */
 static void lraid_op_repaired(struct lraid_op *op)
 {
 	struct lraid_array *a = op->w->a;
-	const struct lraid_geom *g = &a->geom;
 	const struct lraid_plan *p = &op->plan;
-	u32 ok = op->repair & ~atomic_read(&op->err_members);
-	unsigned int di;
+	u32 ok = op->rewrite & ~atomic_read(&op->err_members) &
+		 ~READ_ONCE(a->failed);
+	unsigned int m;
 
-	for (di = 0; di < g->nr_data && ok; di++) {
-		unsigned int m = lraid_geom_data_member(g, op->wr->stripe, di);
-
-		if (!(ok & BIT(m)) || p->s[di] >= p->e[di])
+	for (m = 0; m < a->geom.nr_members && ok; m++) {
+		if (!(ok & BIT(m)))
 			continue;
 		pr_info_ratelimited("%s: read error corrected (%u sectors at %llu on %pg)\n",
-				    a->disk->disk_name, p->e[di] - p->s[di],
+				    a->disk->disk_name, p->r1 - p->r0,
 				    (unsigned long long)(a->data_offset +
-				    op->wr->stripe * g->chunk_sectors + p->s[di]),
-				    a->members[m].b.bdev);
+				    op->wr->stripe * a->geom.chunk_sectors +
+				    p->r0), a->members[m].b.bdev);
 	}
 }
 
@@ -593,6 +597,8 @@ static void lraid_op_write(struct lraid_op *op)
 	blk_opf_t popf = REQ_OP_WRITE | op->wr->opf;
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
+	/* failed members get nothing; those read around get everything */
+	u32 skip = op->failed & ~op->rewrite;
 	unsigned int di;
 
 	if (op->status) {
@@ -621,12 +627,23 @@ static void lraid_op_write(struct lraid_op *op)
 	for (di = 0; di < g->nr_data; di++) {
 		unsigned int m = lraid_geom_data_member(g, stripe, di);
 
-		if (p->s[di] < p->e[di] && !(op->failed & BIT(m)))
+		if (skip & BIT(m))
+			continue;
+		if (p->s[di] < p->e[di])
 			lraid_op_data_write(op, di, m, p->s[di], p->e[di]);
+		if (!(op->rewrite & BIT(m)))
+			continue;
+		/* and the rows around the new data it failed to read */
+		if (p->s[di] < p->e[di]) {
+			lraid_op_page_io(op, m, p->r0, p->s[di], popf);
+			lraid_op_page_io(op, m, p->e[di], p->r1, popf);
+		} else {
+			lraid_op_page_io(op, m, p->r0, p->r1, popf);
+		}
 	}
-	if (!(op->failed & BIT(pm)))
+	if (!(skip & BIT(pm)))
 		lraid_op_page_io(op, pm, p->r0, p->r1, popf);
-	if (qm != LRAID_NO_MEMBER && !(op->failed & BIT(qm)))
+	if (qm != LRAID_NO_MEMBER && !(skip & BIT(qm)))
 		lraid_op_page_io(op, qm, p->r0, p->r1, popf);
 	if (atomic_dec_and_test(&op->pending))
 		lraid_op_release(op);
@@ -639,11 +656,13 @@ static int lraid_op_start(struct lraid_op *op)
 	const struct lraid_geom *g = &a->geom;
 	struct lraid_wreq *wr = op->wr;
 	struct lraid_plan *p = &op->plan;
+	u32 failed = READ_ONCE(a->failed);
 	unsigned int pm, qm, di;
 
 	lraid_plan_window(g, wr->win, wr->lo, wr->hi, p);
 	atomic_set(&op->err_members, 0);
-	op->failed = READ_ONCE(a->failed) | wr->avoid;
+	op->failed = failed | wr->avoid;
+	op->rewrite = wr->avoid & ~failed;
 	if (unlikely(hweight32(op->failed) > g->nr_members - g->nr_data)) {
 		/* more members lost than parity can cover: fail it, later */
 		op->status = BLK_STS_IOERR;
@@ -653,9 +672,13 @@ static int lraid_op_start(struct lraid_op *op)
 	}
 	if (wr->flags & LRAID_WREQ_READ)
 		return lraid_op_start_degraded(op);
-	/* degraded, but the failed members hold nothing this write needs */
+	/*
+	 * Degraded, but the failed members hold nothing this write needs: RMW.
+	 * Rows members failed to read are rebuilt to be written back: RCW.
+	 */
 	if (op->failed) {
-		if (!lraid_plan_rmw_avoids(g, wr->stripe, p, op->failed))
+		if (op->rewrite ||
+		    !lraid_plan_rmw_avoids(g, wr->stripe, p, op->failed))
 			return lraid_op_start_degraded(op);
 		p->mode = LRAID_PLAN_RMW;
 	}
@@ -735,7 +758,7 @@ static void lraid_op_release(struct lraid_op *op)
 	struct lraid_shard *sh = lraid_shard_of(a, op->key);
 	struct bio *bio = wr->bio;
 
-	if (op->phase == LRAID_OP_REPAIR && op->repair)
+	if (op->rewrite && op->phase != LRAID_OP_READ && !op->status)
 		lraid_op_repaired(op);
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)

@@ -11,6 +11,10 @@ LR_LOOPS=()
 LR_ARRAYS=()
 LR_DEV=
 LR_M=()
+LR_BAD=()
+LR_BAD_KIND=
+LR_DUST=()
+LR_SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
 
 lr_skip() {
 	echo "SKIP: $*"
@@ -42,6 +46,15 @@ lr_cleanup() {
 	for d in /dev/md/lrtest /dev/md12[0-9]; do
 		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
 	done
+	# bad-sector devices (lr_bad_setup): dust holds a null_blk below
+	for d in "${LR_DUST[@]}"; do
+		dmsetup remove --noudevsync "$d" 2>/dev/null
+	done
+	if [ "$LR_BAD_KIND" = sdebug ]; then
+		echo 0 >"$LR_SDEBUG/opts"
+		udevadm settle 2>/dev/null
+		modprobe -r scsi_debug 2>/dev/null
+	fi
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
 	done
@@ -53,6 +66,8 @@ lr_cleanup() {
 	# module parameters a scenario may have set back to their defaults
 	a=/sys/module/lraid/parameters/devices_handle_discard_safely
 	[ -w "$a" ] && echo N >"$a"
+	a=/sys/module/lraid/parameters/max_read_errors
+	[ -w "$a" ] && echo 20 >"$a"
 	return 0
 }
 
@@ -179,4 +194,121 @@ lr_sha() {
 # lr_sectors lraidN: array size in sectors
 lr_sectors() {
 	cat "/sys/block/$1/size"
+}
+
+# lr_role MEMBERS NR_PARITY STRIPE MEMBER: what MEMBER holds in STRIPE under
+# the left-symmetric layout: P, Q or the data index
+lr_role() {
+	local n=$1 np=$2 s=$3 m=$4 dist
+	dist=$(((m - (n - 1 - s % n) + n) % n))
+	if [ "$dist" = 0 ]; then
+		echo P
+	elif [ "$np" = 2 ] && [ "$dist" = 1 ]; then
+		echo Q
+	else
+		echo $((dist - np))
+	fi
+}
+
+# ---- members with bad sectors ----
+# Devices whose reads fail over chosen sectors while writes succeed, like
+# a drive that remaps a bad sector when it is written: scsi_debug disks
+# with MEDIUM ERROR injection (Debian's kernels; all of them fail one
+# range, from the lowest to the highest sector given), or device-mapper's
+# dust target over null_blk (the test and debug kernels, which have no
+# scsi_debug; there a write clears the bad 4 KiB block it lands on).
+
+# lr_bad_setup N: sets LR_BAD to N such devices of 64 MiB, errors off
+lr_bad_setup() {
+	local n=$1 b i
+	LR_BAD=()
+	if modprobe -q scsi_debug dev_size_mb=64 delay=0 opts=0 \
+		add_host="$n" per_host_store=1 2>/dev/null; then
+		LR_BAD_KIND=sdebug
+		udevadm settle 2>/dev/null
+		for _ in $(seq 50); do
+			LR_BAD=()
+			for b in "$LR_SDEBUG"/adapter*/host*/target*/*:*/block/*; do
+				[ -b "/dev/${b##*/}" ] && LR_BAD+=("/dev/${b##*/}")
+			done
+			[ "${#LR_BAD[@]}" = "$n" ] && break
+			sleep 0.2
+		done
+		[ "${#LR_BAD[@]}" = "$n" ] || lr_fail "no $n scsi_debug disks"
+		if [ ! -w /sys/module/scsi_debug/parameters/medium_error_start ] ||
+			[ ! -w "$LR_SDEBUG/opts" ]; then
+			lr_skip "scsi_debug without writable medium error parameters"
+		fi
+		return
+	fi
+	command -v dmsetup >/dev/null 2>&1 || lr_skip "no scsi_debug, no dmsetup"
+	modprobe -q dm-mod 2>/dev/null || true
+	dmsetup targets 2>/dev/null | grep -q '^dust' ||
+		lr_skip "neither scsi_debug nor the dm dust target"
+	LR_BAD_KIND=dust
+	for ((i = 0; i < n; i++)); do
+		lr_nullb "lrbad$i" 64
+		# no udev synchronisation: guests may run without udevd
+		echo "0 $((64 * 2048)) dust $LR_DEV 0 4096" |
+			dmsetup create --noudevsync "lrdust$i" ||
+			lr_fail "dmsetup create lrdust$i"
+		LR_DUST+=("lrdust$i")
+		b=/dev/$(dmsetup info -c --noheadings -o blkdevname "lrdust$i")
+		[ -b "$b" ] || lr_fail "no block device for lrdust$i"
+		dmsetup message "lrdust$i" 0 quiet >/dev/null
+		LR_BAD+=("$b")
+	done
+}
+
+# lr_bad_on N START COUNT...: reads of those sector ranges (4 KiB aligned)
+# fail from now on, on the first N of LR_BAD (scsi_debug: on all of them)
+lr_bad_on() {
+	local n=$1 r=("${@:2}") lo=-1 hi=0 i d b
+	if [ "$LR_BAD_KIND" = sdebug ]; then
+		for ((i = 0; i < ${#r[@]}; i += 2)); do
+			((lo < 0 || r[i] < lo)) && lo=${r[i]}
+			((r[i] + r[i + 1] > hi)) && hi=$((r[i] + r[i + 1]))
+		done
+		echo "$lo" >/sys/module/scsi_debug/parameters/medium_error_start
+		echo $((hi - lo)) >/sys/module/scsi_debug/parameters/medium_error_count
+		echo 2 >"$LR_SDEBUG/opts"
+		return
+	fi
+	for d in "${LR_DUST[@]:0:n}"; do
+		for ((i = 0; i < ${#r[@]}; i += 2)); do
+			for ((b = r[i] / 8; b < (r[i] + r[i + 1]) / 8; b++)); do
+				dmsetup message "$d" 0 addbadblock $b >/dev/null ||
+					lr_fail "$d: addbadblock $b"
+			done
+		done
+		dmsetup message "$d" 0 enable >/dev/null || lr_fail "$d: enable"
+	done
+}
+
+lr_bad_off() {
+	local d
+	if [ "$LR_BAD_KIND" = sdebug ]; then
+		echo 0 >"$LR_SDEBUG/opts"
+		return
+	fi
+	for d in "${LR_DUST[@]}"; do
+		dmsetup message "$d" 0 disable >/dev/null || lr_fail "$d: disable"
+	done
+}
+
+# lr_bad_left: bad blocks no write has cleared yet, summed over the dust
+# devices ("-" with scsi_debug, whose errors stay)
+lr_bad_left() {
+	local d n sum=0
+	if [ "$LR_BAD_KIND" = sdebug ]; then
+		echo -
+		return
+	fi
+	for d in "${LR_DUST[@]}"; do
+		n=$(dmsetup message "$d" 0 countbadblocks 2>&1 |
+			sed -n 's/.*: \([0-9]*\) badblock.*/\1/p')
+		[ -n "$n" ] || lr_fail "$d: countbadblocks"
+		sum=$((sum + n))
+	done
+	echo "$sum"
 }

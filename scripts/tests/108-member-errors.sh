@@ -69,7 +69,7 @@ write_errors() {
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
 	grep -Eq "faulty *($(readlink -f "${LR_M[1]}")|${LR_M[1]})\$" "$LR_TMP/detail" ||
 		{ cat "$LR_TMP/detail"; lr_fail "member 1 not faulty after write errors"; }
-	dmesg | grep -Eq "(write|read-for-write) error .* marked failed" ||
+	dmesg | grep -Eq "(write error .*|max_read_errors [0-9]+: )member marked failed" ||
 		lr_fail "no write error reported in the kernel log"
 	fill --randseed=4242 --verify_only
 	newsha=$(sha)

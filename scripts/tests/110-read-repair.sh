@@ -2,11 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Read errors are repaired, as md does: member 1 of a RAID5 has a range of
 # sectors whose reads fail while writes succeed, like a drive that remaps a
-# bad sector on write: a scsi_debug disk with MEDIUM ERROR injection
-# (Debian's kernels), or device-mapper's dust target over null_blk (the
-# test and debug kernels, which have no scsi_debug). That range is first
-# overwritten with garbage behind lraid's back, so only a rewrite can make
-# it right again. Reads through lraid must return the right data, the
+# bad sector on write (lr_bad_setup: scsi_debug or dm-dust). That range is
+# first overwritten with garbage behind lraid's back, so only a rewrite can
+# make it right again. Reads through lraid must return the right data, the
 # kernel log must say "read error corrected", and with the error injection
 # off and another member failed, the data read through member 1 must be
 # right: the rebuilt blocks were written back. Then max_read_errors: with
@@ -20,84 +18,9 @@ lr_setup
 # member sectors 6144..6271 (3 MiB in, past the 1 MiB data offset)
 bad0=6144
 badn=128
-backend=
-dust=lrdust
-sdopts=/sys/bus/pseudo/drivers/scsi_debug/opts
-sdpar=/sys/module/scsi_debug/parameters
 
-cleanup() {
-	echo 20 >/sys/module/lraid/parameters/max_read_errors 2>/dev/null
-	[ -e /dev/lraid0 ] && "$LRAIDCTL" stop lraid0 >/dev/null 2>&1
-	# the dust device first: it holds a null_blk lr_cleanup removes
-	[ "$backend" = dust ] && dmsetup remove --noudevsync "$dust" 2>/dev/null
-	lr_cleanup
-	if [ "$backend" = sdebug ]; then
-		echo 0 >"$sdopts" 2>/dev/null
-		udevadm settle 2>/dev/null
-		modprobe -r scsi_debug 2>/dev/null
-	fi
-	return 0
-}
-trap cleanup EXIT
-
-# bad_setup: sets bad, the member device with the failing range
-bad_setup() {
-	local b
-	if modprobe -q scsi_debug dev_size_mb=64 delay=0 opts=0 2>/dev/null; then
-		backend=sdebug
-		udevadm settle 2>/dev/null
-		bad=
-		for _ in $(seq 50); do
-			for b in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*/block/*; do
-				[ -e "$b" ] && bad=/dev/${b##*/}
-			done
-			[ -n "$bad" ] && [ -b "$bad" ] && break
-			sleep 0.2
-		done
-		[ -b "$bad" ] || lr_fail "no scsi_debug disk"
-		if [ ! -w "$sdpar/medium_error_start" ] || [ ! -w "$sdopts" ]; then
-			lr_skip "scsi_debug without writable medium error parameters"
-		fi
-		echo $bad0 >"$sdpar/medium_error_start"
-		echo $badn >"$sdpar/medium_error_count"
-		return
-	fi
-	command -v dmsetup >/dev/null 2>&1 || lr_skip "no scsi_debug, no dmsetup"
-	modprobe -q dm-mod 2>/dev/null || true
-	dmsetup targets 2>/dev/null | grep -q '^dust' ||
-		lr_skip "neither scsi_debug nor the dm dust target"
-	lr_nullb nullbd 64
-	echo "0 $((64 * 2048)) dust $LR_DEV 0 512" |
-		dmsetup create --noudevsync "$dust" || lr_fail "dmsetup create"
-	backend=dust
-	bad=/dev/$(dmsetup info -c --noheadings -o blkdevname "$dust")
-	[ -b "$bad" ] || lr_fail "no block device for $dust"
-	dmsetup message "$dust" 0 quiet >/dev/null
-}
-
-bad_on() {
-	local s
-	if [ $backend = sdebug ]; then
-		echo 2 >"$sdopts"
-		return
-	fi
-	for ((s = bad0; s < bad0 + badn; s++)); do
-		dmsetup message "$dust" 0 addbadblock $s >/dev/null ||
-			lr_fail "addbadblock $s"
-	done
-	dmsetup message "$dust" 0 enable >/dev/null || lr_fail "dust enable"
-}
-
-bad_off() {
-	if [ $backend = sdebug ]; then
-		echo 0 >"$sdopts"
-	else
-		dmsetup message "$dust" 0 disable >/dev/null || lr_fail "dust disable"
-	fi
-}
-
-bad_setup
-sd=$bad
+lr_bad_setup 1
+sd=${LR_BAD[0]}
 lr_members nullb 3 64
 m=("${LR_M[0]}" "$sd" "${LR_M[1]}" "${LR_M[2]}")
 lr_create lraid0 --level 5 --chunk 64K "${m[@]}"
@@ -115,7 +38,7 @@ before=$(sha 1M)
 # garbage behind lraid's back, then reads there fail
 head -c $((badn * 512)) /dev/urandom |
 	dd of="$sd" bs=512 seek=$bad0 oflag=direct status=none
-bad_on
+lr_bad_on 1 $bad0 $badn
 if dd if="$sd" of=/dev/null bs=4k skip=$((bad0 / 8 + 4)) count=1 \
 	iflag=direct status=none 2>/dev/null; then
 	lr_fail "the medium error range of $sd reads fine"
@@ -147,11 +70,10 @@ grep -Eq "Read Errors : [1-9][0-9]* on $sd \(role 1\)" "$LR_TMP/detail" ||
 fill --verify_only
 
 lr_log "member 1 holds the right data again (another member failed)"
-bad_off
-if [ $backend = dust ]; then
-	dmsetup message "$dust" 0 countbadblocks 2>&1 | grep -q " 0 badblock" ||
-		lr_fail "dust still lists bad blocks after the rewrites"
-fi
+lr_bad_off
+left=$(lr_bad_left)
+[ "$left" = - ] || [ "$left" = 0 ] ||
+	lr_fail "$left bad blocks left after the rewrites"
 "$LRAIDCTL" fail lraid0 "${m[3]}" >/dev/null || lr_fail "fail ${m[3]}"
 [ "$(sha 1M)" = "$before" ] || lr_fail "member 1 was not repaired"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
@@ -165,7 +87,7 @@ lr_create lraid0 --level 5 --chunk 64K "${m[@]}"
 fill
 before=$(sha 1M)
 echo 3 >/sys/module/lraid/parameters/max_read_errors
-bad_on
+lr_bad_on 1 $bad0 $badn
 dmesg -C
 [ "$(sha 4K)" = "$before" ] || lr_fail "reads differ with read errors"
 dmesg | grep -q "more than max_read_errors 3: member marked failed" ||
