@@ -140,6 +140,7 @@ enum lraid_op_phase {
 	LRAID_OP_READ,
 	LRAID_OP_WRITE,
 	LRAID_OP_REPAIR,	/* rewriting blocks members failed to read */
+	LRAID_OP_REREAD,	/* reading the rewritten blocks back */
 };
 
 /* A write piece being carried out; owned by its worker. */
@@ -276,6 +277,8 @@ int lraid_fail_member(struct lraid_array *a, unsigned int role);
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status);
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);
+void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
+			      u64 sector, u32 sectors);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
 void lraid_io_quiesce(struct lraid_array *a);

@@ -116,6 +116,33 @@ static void lraid_fail_work(struct work_struct *work)
 }
 
 /*
+ * Mark @role failed for the error @fmt describes, from any context. False
+ * if the array cannot lose it (then nothing changes).
+ */
+static __printf(3, 4) bool lraid_member_error(struct lraid_array *a,
+					      unsigned int role,
+					      const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+	int ret = lraid_fail_member(a, role);
+
+	if (ret < 0)
+		return false;
+	if (ret) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_crit("%s: %pV on %pg (role %u): member marked failed, array degraded\n",
+			a->disk->disk_name, &vaf, a->members[role].b.bdev,
+			role);
+		va_end(args);
+		queue_delayed_work(a->wq, &a->fail_work, 0);
+	}
+	return true;
+}
+
+/*
  * A member failed a write, in any context. The member is marked failed, as
  * md does, so that the write stands on the other members: data and parity
  * there agree with the new data, and the failed member's stale block is
@@ -126,20 +153,30 @@ static void lraid_fail_work(struct work_struct *work)
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status)
 {
-	int ret;
-
 	if (status == BLK_STS_NOTSUPP)
 		return false;
-	ret = lraid_fail_member(a, role);
-	if (ret < 0)
-		return false;
-	if (ret) {
-		pr_crit("%s: write error %d on %pg (role %u): member marked failed, array degraded\n",
-			a->disk->disk_name, blk_status_to_errno(status),
-			a->members[role].b.bdev, role);
-		queue_delayed_work(a->wq, &a->fail_work, 0);
-	}
-	return true;
+	return lraid_member_error(a, role, "write error %d",
+				  blk_status_to_errno(status));
+}
+
+/*
+ * Blocks @role failed to read were rebuilt and written back, and reading
+ * them back failed again: the drive did not remap them. As md does, the
+ * member is marked failed. If the array cannot lose it, it stays and the
+ * error is counted; the blocks are rebuilt again on every read.
+ */
+void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
+			      u64 sector, u32 sectors)
+{
+	if (lraid_member_error(a, role,
+			       "read error not corrected (%u sectors at %llu)",
+			       sectors, (unsigned long long)sector))
+		return;
+	pr_err_ratelimited("%s: read error not corrected (%u sectors at %llu on %pg, role %u); the array cannot lose the member\n",
+			   a->disk->disk_name, sectors,
+			   (unsigned long long)sector,
+			   a->members[role].b.bdev, role);
+	lraid_count_read_error(a, role);
 }
 
 /*

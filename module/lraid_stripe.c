@@ -110,7 +110,11 @@ static void lraid_op_endio(struct bio *bio)
 		unsigned int m = lraid_member_of(w->a, bio);
 		bool known = m < w->a->geom.nr_members;
 
-		if (op->phase == LRAID_OP_REPAIR) {
+		if (op->phase == LRAID_OP_REREAD) {
+			/* lraid_op_reread_done() judges the member */
+			if (known)
+				atomic_or(BIT(m), &op->err_members);
+		} else if (op->phase == LRAID_OP_REPAIR) {
 			/* the reader has its data; the member fails, not it */
 			if (known) {
 				lraid_member_write_error(w->a, m,
@@ -461,6 +465,26 @@ static void lraid_op_copy_out(struct lraid_op *op)
 }
 
 /*
+ * Enter @phase: rows [r0, r1) of every member in @mask to or from the
+ * op's pages. True if it all completed already: the caller goes on, else
+ * the last end_io hands the op back to the worker (lraid_worker_done()).
+ */
+static bool lraid_op_rows_io(struct lraid_op *op, u32 mask, u8 phase,
+			     blk_opf_t opf)
+{
+	const struct lraid_plan *p = &op->plan;
+	unsigned int m;
+
+	op->phase = phase;
+	atomic_set(&op->err_members, 0);
+	atomic_set(&op->pending, 1);
+	for (m = 0; m < op->w->a->geom.nr_members; m++)
+		if (mask & BIT(m))
+			lraid_op_page_io(op, m, p->r0, p->r1, opf);
+	return atomic_dec_and_test(&op->pending);
+}
+
+/*
  * Degraded start: buffers for every member over the touched rows, reads
  * from every surviving one. Writes become reconstruct-writes.
  */
@@ -480,13 +504,10 @@ static int lraid_op_start_degraded(struct lraid_op *op)
 		}
 	}
 	op->status = BLK_STS_OK;
-	op->phase = LRAID_OP_READ;
-	atomic_set(&op->pending, 1);
 	/* a full-stripe write reads nothing: every data row is new */
-	for (m = 0; m < g->nr_members && p->mode != LRAID_PLAN_FULL; m++)
-		if (!(op->failed & BIT(m)))
-			lraid_op_page_io(op, m, p->r0, p->r1, REQ_OP_READ);
-	if (atomic_dec_and_test(&op->pending))
+	if (lraid_op_rows_io(op, p->mode == LRAID_PLAN_FULL ? 0 :
+			     GENMASK(g->nr_members - 1, 0) & ~op->failed,
+			     LRAID_OP_READ, REQ_OP_READ))
 		lraid_op_write(op);
 	return 0;
 }
@@ -495,6 +516,17 @@ static int lraid_op_start_degraded(struct lraid_op *op)
 
 static void lraid_op_release(struct lraid_op *op);
 static void lraid_op_run(struct lraid_op *op);
+static void lraid_op_written(struct lraid_op *op);
+static void lraid_op_reread_done(struct lraid_op *op);
+
+/* First member sector of rows [r0, r1) of the op's stripe. */
+static u64 lraid_op_sector(const struct lraid_op *op)
+{
+	const struct lraid_array *a = op->w->a;
+
+	return a->data_offset + op->wr->stripe * a->geom.chunk_sectors +
+	       op->plan.r0;
+}
 
 /*
  * Reads of the op failed on members it did not yet treat as failed. As md
@@ -520,9 +552,7 @@ static bool lraid_op_retry(struct lraid_op *op)
 				   a->disk->disk_name,
 				   blk_status_to_errno(op->status),
 				   a->members[m].b.bdev, m,
-				   (unsigned long long)(a->data_offset +
-				   op->wr->stripe * g->chunk_sectors +
-				   op->plan.r0));
+				   (unsigned long long)lraid_op_sector(op));
 		lraid_count_read_error(a, m);
 	}
 	if (hweight32(op->failed | more) > g->nr_members - g->nr_data)
@@ -541,39 +571,50 @@ static bool lraid_op_retry(struct lraid_op *op)
  */
 static void lraid_op_repair(struct lraid_op *op)
 {
-	struct lraid_array *a = op->w->a;
-	const struct lraid_plan *p = &op->plan;
-	unsigned int m;
-
-	op->rewrite &= ~READ_ONCE(a->failed);
-	op->phase = LRAID_OP_REPAIR;
-	atomic_set(&op->err_members, 0);
-	atomic_set(&op->pending, 1);
-	for (m = 0; m < a->geom.nr_members; m++)
-		if (op->rewrite & BIT(m))
-			lraid_op_page_io(op, m, p->r0, p->r1, REQ_OP_WRITE);
-	if (atomic_dec_and_test(&op->pending))
-		lraid_op_release(op);
+	op->rewrite &= ~READ_ONCE(op->w->a->failed);
+	if (lraid_op_rows_io(op, op->rewrite, LRAID_OP_REPAIR, REQ_OP_WRITE))
+		lraid_op_written(op);
 }
 
-/* The rewrites of a read or write that read around members are done. */
-static void lraid_op_repaired(struct lraid_op *op)
+/*
+ * The op's writes are done. Members it wrote back after they failed to
+ * read are read back, as md does: a drive that could not remap the
+ * sectors fails the read again (lraid_op_reread_done()).
+ */
+static void lraid_op_written(struct lraid_op *op)
 {
 	struct lraid_array *a = op->w->a;
-	const struct lraid_plan *p = &op->plan;
-	u32 ok = op->rewrite & ~atomic_read(&op->err_members) &
-		 ~READ_ONCE(a->failed);
+
+	if (likely(!op->rewrite) || op->status) {
+		lraid_op_release(op);
+		return;
+	}
+	op->rewrite &= ~atomic_read(&op->err_members) & ~READ_ONCE(a->failed);
+	/* into pages free to take it: every member has them (degraded) */
+	if (lraid_op_rows_io(op, op->rewrite, LRAID_OP_REREAD, REQ_OP_READ))
+		lraid_op_reread_done(op);
+}
+
+/* The rewritten blocks were read back, or failed to. */
+static void lraid_op_reread_done(struct lraid_op *op)
+{
+	struct lraid_array *a = op->w->a;
+	u32 bad = atomic_read(&op->err_members);
+	u32 n = op->plan.r1 - op->plan.r0;
 	unsigned int m;
 
-	for (m = 0; m < a->geom.nr_members && ok; m++) {
-		if (!(ok & BIT(m)))
+	for (m = 0; m < a->geom.nr_members; m++) {
+		if (!(op->rewrite & BIT(m)))
 			continue;
-		pr_info_ratelimited("%s: read error corrected (%u sectors at %llu on %pg)\n",
-				    a->disk->disk_name, p->r1 - p->r0,
-				    (unsigned long long)(a->data_offset +
-				    op->wr->stripe * a->geom.chunk_sectors +
-				    p->r0), a->members[m].b.bdev);
+		if (bad & BIT(m))
+			lraid_member_uncorrected(a, m, lraid_op_sector(op), n);
+		else
+			pr_info_ratelimited("%s: read error corrected (%u sectors at %llu on %pg)\n",
+					    a->disk->disk_name, n,
+					    (unsigned long long)lraid_op_sector(op),
+					    a->members[m].b.bdev);
 	}
+	lraid_op_release(op);
 }
 
 /* Complete the caller bios collected in this pass (see lraid_worker). */
@@ -646,7 +687,7 @@ static void lraid_op_write(struct lraid_op *op)
 	if (qm != LRAID_NO_MEMBER && !(skip & BIT(qm)))
 		lraid_op_page_io(op, qm, p->r0, p->r1, popf);
 	if (atomic_dec_and_test(&op->pending))
-		lraid_op_release(op);
+		lraid_op_written(op);
 }
 
 /* Plan, get buffers and issue the reads. -ENOMEM: retry later. */
@@ -758,8 +799,6 @@ static void lraid_op_release(struct lraid_op *op)
 	struct lraid_shard *sh = lraid_shard_of(a, op->key);
 	struct bio *bio = wr->bio;
 
-	if (op->rewrite && op->phase != LRAID_OP_READ && !op->status)
-		lraid_op_repaired(op);
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
@@ -931,8 +970,10 @@ static void lraid_worker_done(struct lraid_worker *w)
 	llist_for_each_entry_safe(op, tmp, list, done) {
 		if (op->phase == LRAID_OP_READ)
 			lraid_op_write(op);
+		else if (op->phase == LRAID_OP_REREAD)
+			lraid_op_reread_done(op);
 		else
-			lraid_op_release(op);
+			lraid_op_written(op);
 	}
 }
 

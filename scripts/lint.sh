@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Static checks: sparse (C=2) on the module for 6.12, checkpatch --strict on
-# module/, kunit/ and tools/, shellcheck on every shell script.
+# module/, kunit/, tests/badblk/ and tools/, shellcheck on every shell script.
 # Prints PASS:/FAIL: lines; exits 1 on any failure.
 set -uo pipefail
 
@@ -26,6 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 kdir=$(lraid_kernel_kdir stock-6.12)
 mkdir -p "$tmp/sparse"
 cp -r Kbuild module kunit "$tmp/sparse/"
+mkdir -p "$tmp/sparse/tests"
+cp -r tests/badblk "$tmp/sparse/tests/"
 make -C "$kdir" M="$tmp/sparse" C=2 CHECK=sparse W=1 modules >"$tmp/sparse.log" 2>&1
 rc=$?
 grep -E 'warning:|error:' "$tmp/sparse.log" | grep -v '^make' >"$tmp/sparse.out"
@@ -43,7 +45,7 @@ if [ -x "$cp" ]; then
 		[module/lraid_gf_gfni.c]=NEW_TYPEDEFS
 	)
 	mapfile -t files < <(git ls-files -co --exclude-standard -- 'module/*.[ch]' \
-		'module/uapi/*.h' 'kunit/*.c' | sort -u)
+		'module/uapi/*.h' 'kunit/*.c' 'tests/badblk/*.c' | sort -u)
 	opts=(--no-tree --strict --quiet --terse --show-types --ignore FILE_PATH_CHANGES)
 	plain=()
 	: >"$tmp/cp.out"

@@ -12,9 +12,9 @@ LR_ARRAYS=()
 LR_DEV=
 LR_M=()
 LR_BAD=()
-LR_BAD_KIND=
-LR_DUST=()
-LR_SDEBUG=/sys/bus/pseudo/drivers/scsi_debug
+LR_BAD_DM=()
+LR_BAD_LEFT=
+LR_BAD_LOADED=0
 
 lr_skip() {
 	echo "SKIP: $*"
@@ -46,15 +46,11 @@ lr_cleanup() {
 	for d in /dev/md/lrtest /dev/md12[0-9]; do
 		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
 	done
-	# bad-sector devices (lr_bad_setup): dust holds a null_blk below
-	for d in "${LR_DUST[@]}"; do
+	# bad-sector devices (lr_bad_setup): each holds a null_blk below
+	for d in "${LR_BAD_DM[@]}"; do
 		dmsetup remove --noudevsync "$d" 2>/dev/null
 	done
-	if [ "$LR_BAD_KIND" = sdebug ]; then
-		echo 0 >"$LR_SDEBUG/opts"
-		udevadm settle 2>/dev/null
-		modprobe -r scsi_debug 2>/dev/null
-	fi
+	[ "$LR_BAD_LOADED" = 1 ] && rmmod lraid_bad 2>/dev/null
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
 	done
@@ -211,104 +207,73 @@ lr_role() {
 }
 
 # ---- members with bad sectors ----
-# Devices whose reads fail over chosen sectors while writes succeed, like
-# a drive that remaps a bad sector when it is written: scsi_debug disks
-# with MEDIUM ERROR injection (Debian's kernels; all of them fail one
-# range, from the lowest to the highest sector given), or device-mapper's
-# dust target over null_blk (the test and debug kernels, which have no
-# scsi_debug; there a write clears the bad 4 KiB block it lands on).
+# Devices whose reads fail over chosen sectors while writes succeed:
+# tests/badblk's device-mapper target over null_blk, built with lraid for
+# every kernel kind. By default a write over a bad sector makes it good
+# again, as a drive that remaps it does; "sticky" ones stay bad, as on a
+# drive with no spare sectors left.
 
-# lr_bad_setup N: sets LR_BAD to N such devices of 64 MiB, errors off
+# lr_bad_setup N: sets LR_BAD to N such devices of 64 MiB, no sector bad
 lr_bad_setup() {
-	local n=$1 b i
+	local n=$1 ko b i
 	LR_BAD=()
-	if modprobe -q scsi_debug dev_size_mb=64 delay=0 opts=0 \
-		add_host="$n" per_host_store=1 2>/dev/null; then
-		LR_BAD_KIND=sdebug
-		udevadm settle 2>/dev/null
-		for _ in $(seq 50); do
-			LR_BAD=()
-			for b in "$LR_SDEBUG"/adapter*/host*/target*/*:*/block/*; do
-				[ -b "/dev/${b##*/}" ] && LR_BAD+=("/dev/${b##*/}")
-			done
-			[ "${#LR_BAD[@]}" = "$n" ] && break
-			sleep 0.2
-		done
-		[ "${#LR_BAD[@]}" = "$n" ] || lr_fail "no $n scsi_debug disks"
-		if [ ! -w /sys/module/scsi_debug/parameters/medium_error_start ] ||
-			[ ! -w "$LR_SDEBUG/opts" ]; then
-			lr_skip "scsi_debug without writable medium error parameters"
-		fi
-		return
-	fi
-	command -v dmsetup >/dev/null 2>&1 || lr_skip "no scsi_debug, no dmsetup"
+	command -v dmsetup >/dev/null 2>&1 || lr_skip "no dmsetup"
 	modprobe -q dm-mod 2>/dev/null || true
-	dmsetup targets 2>/dev/null | grep -q '^dust' ||
-		lr_skip "neither scsi_debug nor the dm dust target"
-	LR_BAD_KIND=dust
+	if ! dmsetup targets 2>/dev/null | grep -q '^lraid-bad '; then
+		ko=${LRAID_BAD_KO:-${LRAID_KO%/module/lraid.ko}/tests/badblk/lraid_bad.ko}
+		[ -f "$ko" ] || lr_skip "no $ko (a kernel without device-mapper?)"
+		insmod "$ko" || lr_fail "insmod $ko"
+		LR_BAD_LOADED=1
+	fi
 	for ((i = 0; i < n; i++)); do
-		lr_nullb "lrbad$i" 64
+		lr_nullb "lrbadnull$i" 64
 		# no udev synchronisation: guests may run without udevd
-		echo "0 $((64 * 2048)) dust $LR_DEV 0 4096" |
-			dmsetup create --noudevsync "lrdust$i" ||
-			lr_fail "dmsetup create lrdust$i"
-		LR_DUST+=("lrdust$i")
-		b=/dev/$(dmsetup info -c --noheadings -o blkdevname "lrdust$i")
-		[ -b "$b" ] || lr_fail "no block device for lrdust$i"
-		dmsetup message "lrdust$i" 0 quiet >/dev/null
+		echo "0 $((64 * 2048)) lraid-bad $LR_DEV 0" |
+			dmsetup create --noudevsync "lrbad$i" ||
+			lr_fail "dmsetup create lrbad$i"
+		LR_BAD_DM+=("lrbad$i")
+		b=/dev/$(dmsetup info -c --noheadings -o blkdevname "lrbad$i")
+		[ -b "$b" ] || lr_fail "no block device for lrbad$i"
 		LR_BAD+=("$b")
 	done
 }
 
-# lr_bad_on N START COUNT...: reads of those sector ranges (4 KiB aligned)
-# fail from now on, on the first N of LR_BAD (scsi_debug: on all of them)
+# lr_bad_on N START COUNT...: reads of those sector ranges fail from now
+# on, on the first N of LR_BAD
 lr_bad_on() {
-	local n=$1 r=("${@:2}") lo=-1 hi=0 i d b
-	if [ "$LR_BAD_KIND" = sdebug ]; then
+	local n=$1 r=("${@:2}") i d
+	LR_BAD_LEFT=
+	for d in "${LR_BAD_DM[@]:0:n}"; do
 		for ((i = 0; i < ${#r[@]}; i += 2)); do
-			((lo < 0 || r[i] < lo)) && lo=${r[i]}
-			((r[i] + r[i + 1] > hi)) && hi=$((r[i] + r[i + 1]))
+			dmsetup message "$d" 0 bad "${r[i]}" "${r[i + 1]}" ||
+				lr_fail "$d: bad ${r[i]} ${r[i + 1]}"
 		done
-		echo "$lo" >/sys/module/scsi_debug/parameters/medium_error_start
-		echo $((hi - lo)) >/sys/module/scsi_debug/parameters/medium_error_count
-		echo 2 >"$LR_SDEBUG/opts"
-		return
-	fi
-	for d in "${LR_DUST[@]:0:n}"; do
-		for ((i = 0; i < ${#r[@]}; i += 2)); do
-			for ((b = r[i] / 8; b < (r[i] + r[i + 1]) / 8; b++)); do
-				dmsetup message "$d" 0 addbadblock $b >/dev/null ||
-					lr_fail "$d: addbadblock $b"
-			done
-		done
-		dmsetup message "$d" 0 enable >/dev/null || lr_fail "$d: enable"
 	done
 }
 
-lr_bad_off() {
+# lr_bad_sticky N 0|1: on the first N of LR_BAD, writes leave bad sectors
+# bad (1) or make them good (0, the default)
+lr_bad_sticky() {
 	local d
-	if [ "$LR_BAD_KIND" = sdebug ]; then
-		echo 0 >"$LR_SDEBUG/opts"
-		return
-	fi
-	for d in "${LR_DUST[@]}"; do
-		dmsetup message "$d" 0 disable >/dev/null || lr_fail "$d: disable"
+	for d in "${LR_BAD_DM[@]:0:$1}"; do
+		dmsetup message "$d" 0 sticky "$2" || lr_fail "$d: sticky $2"
 	done
 }
 
-# lr_bad_left: bad blocks no write has cleared yet, summed over the dust
-# devices ("-" with scsi_debug, whose errors stay)
-lr_bad_left() {
+# lr_bad_off: no sector fails any more; lr_bad_left then prints how many
+# were still bad (no write had reached them)
+lr_bad_off() {
 	local d n sum=0
-	if [ "$LR_BAD_KIND" = sdebug ]; then
-		echo -
-		return
-	fi
-	for d in "${LR_DUST[@]}"; do
-		n=$(dmsetup message "$d" 0 countbadblocks 2>&1 |
-			sed -n 's/.*: \([0-9]*\) badblock.*/\1/p')
-		[ -n "$n" ] || lr_fail "$d: countbadblocks"
+	for d in "${LR_BAD_DM[@]}"; do
+		n=$(dmsetup status "$d" | awk '$3 == "lraid-bad" { print $4 }')
+		[ -n "$n" ] || lr_fail "$d: no status"
 		sum=$((sum + n))
+		dmsetup message "$d" 0 clear || lr_fail "$d: clear"
 	done
-	echo "$sum"
+	LR_BAD_LEFT=$sum
+}
+
+lr_bad_left() {
+	[ -n "$LR_BAD_LEFT" ] || lr_fail "lr_bad_left before lr_bad_off"
+	echo "$LR_BAD_LEFT"
 }

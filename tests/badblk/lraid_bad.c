@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lraid-bad: a device-mapper target for lraid's scenarios, never loaded
+ * in production. It passes I/O through to one device and fails reads of
+ * chosen sectors, as a disk with unreadable sectors does. A write over a
+ * bad sector makes it good again, as a disk that remaps the sector on
+ * write does, unless the target is told the sectors stick: then writes
+ * succeed and reads keep failing, as on a disk out of spare sectors.
+ *
+ *   table:    <device> <offset>
+ *   messages: bad <sector> <count>   reads of these sectors fail
+ *             clear                  every sector good again
+ *             sticky <0|1>           writes leave bad sectors bad (1)
+ *   status:   <bad sectors> <failed reads> <sticky>
+ *
+ * Sectors are those of the target. Only reads and writes are checked;
+ * flushes pass through and discards are not offered.
+ */
+#include <linux/bitmap.h>
+#include <linux/device-mapper.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#define DM_MSG_PREFIX "lraid-bad"
+
+/* sectors; one bit each: 8 GiB takes a 2 MiB bitmap */
+#define LRBAD_MAX_SECTORS	SZ_16M
+
+struct lrbad {
+	struct dm_dev *dev;
+	sector_t start;
+	spinlock_t lock;		/* guards everything below */
+	unsigned long *bad;		/* a bit per sector of the target */
+	unsigned long nr_bad;
+	unsigned long failed_reads;
+	bool sticky;
+};
+
+static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	unsigned long long start;
+	struct lrbad *b;
+	int ret;
+
+	if (argc != 2) {
+		ti->error = "expected <device> <offset>";
+		return -EINVAL;
+	}
+	if (kstrtoull(argv[1], 10, &start) || start != (sector_t)start) {
+		ti->error = "invalid offset";
+		return -EINVAL;
+	}
+	if (ti->len > LRBAD_MAX_SECTORS) {
+		ti->error = "target longer than 8 GiB";
+		return -EINVAL;
+	}
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b) {
+		ti->error = "out of memory";
+		return -ENOMEM;
+	}
+	b->bad = kvcalloc(BITS_TO_LONGS(ti->len), sizeof(long), GFP_KERNEL);
+	if (!b->bad) {
+		ti->error = "out of memory";
+		ret = -ENOMEM;
+		goto free;
+	}
+	ret = dm_get_device(ti, argv[0], dm_table_get_mode(ti->table),
+			    &b->dev);
+	if (ret) {
+		ti->error = "device lookup failed";
+		goto free;
+	}
+	spin_lock_init(&b->lock);
+	b->start = start;
+	ti->num_flush_bios = 1;
+	ti->private = b;
+	return 0;
+
+free:
+	kvfree(b->bad);
+	kfree(b);
+	return ret;
+}
+
+static void lrbad_dtr(struct dm_target *ti)
+{
+	struct lrbad *b = ti->private;
+
+	dm_put_device(ti, b->dev);
+	kvfree(b->bad);
+	kfree(b);
+}
+
+/* Bad sectors in [s, e); caller holds b->lock. */
+static unsigned long lrbad_count(struct lrbad *b, sector_t s, sector_t e)
+{
+	unsigned long bit = s, n = 0;
+
+	for_each_set_bit_from(bit, b->bad, e)
+		n++;
+	return n;
+}
+
+static int lrbad_map(struct dm_target *ti, struct bio *bio)
+{
+	struct lrbad *b = ti->private;
+	sector_t s = dm_target_offset(ti, bio->bi_iter.bi_sector);
+	sector_t e = s + bio_sectors(bio);
+	int ret = DM_MAPIO_REMAPPED;
+	unsigned long flags, n;
+
+	bio_set_dev(bio, b->dev->bdev);
+	bio->bi_iter.bi_sector = b->start + s;
+	if (s == e || !READ_ONCE(b->nr_bad))
+		return DM_MAPIO_REMAPPED;
+
+	spin_lock_irqsave(&b->lock, flags);
+	switch (bio_op(bio)) {
+	case REQ_OP_READ:
+		if (find_next_bit(b->bad, e, s) < e) {
+			b->failed_reads++;
+			ret = DM_MAPIO_KILL;
+		}
+		break;
+	case REQ_OP_WRITE:
+	case REQ_OP_WRITE_ZEROES:
+		if (b->sticky)
+			break;
+		n = lrbad_count(b, s, e);
+		bitmap_clear(b->bad, s, e - s);
+		b->nr_bad -= n;
+		break;
+	default:
+		break;
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	return ret;
+}
+
+static int lrbad_message(struct dm_target *ti, unsigned int argc,
+			 char **argv, char *result, unsigned int maxlen)
+{
+	struct lrbad *b = ti->private;
+	unsigned long long s, n;
+	bool sticky;
+
+	if (argc == 3 && !strcmp(argv[0], "bad")) {
+		if (kstrtoull(argv[1], 10, &s) || kstrtoull(argv[2], 10, &n) ||
+		    !n || s >= ti->len || n > ti->len - s) {
+			DMERR("bad: sectors out of range");
+			return -EINVAL;
+		}
+		spin_lock_irq(&b->lock);
+		b->nr_bad += n - lrbad_count(b, s, s + n);
+		bitmap_set(b->bad, s, n);
+		spin_unlock_irq(&b->lock);
+		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "clear")) {
+		spin_lock_irq(&b->lock);
+		bitmap_zero(b->bad, ti->len);
+		b->nr_bad = 0;
+		spin_unlock_irq(&b->lock);
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "sticky")) {
+		if (kstrtobool(argv[1], &sticky)) {
+			DMERR("sticky: expected 0 or 1");
+			return -EINVAL;
+		}
+		spin_lock_irq(&b->lock);
+		b->sticky = sticky;
+		spin_unlock_irq(&b->lock);
+		return 0;
+	}
+	DMERR("unknown message");
+	return -EINVAL;
+}
+
+static void lrbad_status(struct dm_target *ti, status_type_t type,
+			 unsigned int status_flags, char *result,
+			 unsigned int maxlen)
+{
+	struct lrbad *b = ti->private;
+	unsigned int sz = 0;
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		spin_lock_irq(&b->lock);
+		DMEMIT("%lu %lu %d", b->nr_bad, b->failed_reads, b->sticky);
+		spin_unlock_irq(&b->lock);
+		break;
+	case STATUSTYPE_TABLE:
+		DMEMIT("%s %llu", b->dev->name, (unsigned long long)b->start);
+		break;
+	default:
+		*result = '\0';
+		break;
+	}
+}
+
+static int lrbad_iterate_devices(struct dm_target *ti,
+				 iterate_devices_callout_fn fn, void *data)
+{
+	struct lrbad *b = ti->private;
+
+	return fn(ti, b->dev, b->start, ti->len, data);
+}
+
+static struct target_type lrbad_target = {
+	.name = "lraid-bad",
+	.version = {1, 0, 0},
+	.module = THIS_MODULE,
+	.ctr = lrbad_ctr,
+	.dtr = lrbad_dtr,
+	.map = lrbad_map,
+	.message = lrbad_message,
+	.status = lrbad_status,
+	.iterate_devices = lrbad_iterate_devices,
+};
+
+static int __init lrbad_init(void)
+{
+	return dm_register_target(&lrbad_target);
+}
+
+static void __exit lrbad_exit(void)
+{
+	dm_unregister_target(&lrbad_target);
+}
+
+module_init(lrbad_init);
+module_exit(lrbad_exit);
+MODULE_DESCRIPTION("lraid test target: reads of chosen sectors fail");
+MODULE_LICENSE("GPL");
