@@ -174,6 +174,7 @@ struct lraid_worker {
 	/* worker-only from here */
 	struct list_head deferred;	/* wreqs waiting for a free op */
 	struct list_head retry;		/* ops holding a window, waiting for pages */
+	struct list_head ready;		/* ops handed a window, to start */
 	struct list_head free_ops;
 	struct lraid_op *ops;
 	mempool_t *pages;		/* reserve: one full op's buffers */

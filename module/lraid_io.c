@@ -22,7 +22,8 @@
  * A healthy read inside one chunk is not cloned: the caller's bio itself is
  * pointed at its member, its completion hooked through this stash. On a
  * member error the bio is put back as it came and read again by
- * reconstruction from the other members (lraid_read_retry()).
+ * reconstruction from the other members (lraid_read_retry()). Not for a
+ * bio other bios are chained to (see lraid_read()).
  */
 struct lraid_rstash {
 	struct lraid_array *a;
@@ -467,8 +468,15 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 
 		lraid_geom_map(g, sector + done, &m);
 		n = min(left, g->chunk_sectors - m.chunk_offset);
+		/*
+		 * In place only if no one else can end the bio: a caller that
+		 * chained other bios to it (md raid0 or linear splitting a
+		 * read across its members) passes their errors into
+		 * bi_status, which lraid_rstash_endio() would take for its
+		 * member's.
+		 */
 		if (n == left && !done && !(failed & BIT(m.member)) &&
-		    lraid_read_remap(a, bio, &m))
+		    !bio_flagged(bio, BIO_CHAIN) && lraid_read_remap(a, bio, &m))
 			return;
 		if (unlikely(failed & BIT(m.member))) {
 			lraid_queue_write(a, bio, sector + done, n,

@@ -789,7 +789,10 @@ static void lraid_op_run(struct lraid_op *op)
 
 /*
  * The piece is done: complete it, then pass the window to the next waiter
- * (started right here) or drop it from the table.
+ * or drop it from the table. The next waiter is started by the worker loop
+ * (lraid_worker_ready()), not from here: members that complete a bio
+ * inside submit_bio (brd, null_blk irqmode=0, a dead device) would
+ * otherwise nest one start per waiter on the stack.
  */
 static void lraid_op_release(struct lraid_op *op)
 {
@@ -819,7 +822,7 @@ static void lraid_op_release(struct lraid_op *op)
 
 	if (next) {
 		op->wr = next;
-		lraid_op_run(op);
+		list_add_tail(&op->free, &w->ready);
 		return;
 	}
 	/* a discard may be waiting for this window (lraid_drange_begin()) */
@@ -977,6 +980,18 @@ static void lraid_worker_done(struct lraid_worker *w)
 	}
 }
 
+/* Start the ops handed a window by lraid_op_release(), oldest first. */
+static void lraid_worker_ready(struct lraid_worker *w)
+{
+	struct lraid_op *op;
+
+	while (!list_empty(&w->ready)) {
+		op = list_first_entry(&w->ready, struct lraid_op, free);
+		list_del(&op->free);
+		lraid_op_run(op);
+	}
+}
+
 static void lraid_worker_retry(struct lraid_worker *w)
 {
 	struct lraid_wreq *wr, *wtmp;
@@ -1016,7 +1031,8 @@ int lraid_worker_fn(void *data)
 
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (llist_empty(&w->done) && llist_empty(&w->incoming)) {
+		if (llist_empty(&w->done) && llist_empty(&w->incoming) &&
+		    list_empty(&w->ready)) {
 			if (kthread_should_stop()) {
 				__set_current_state(TASK_RUNNING);
 				break;
@@ -1025,6 +1041,7 @@ int lraid_worker_fn(void *data)
 		}
 		__set_current_state(TASK_RUNNING);
 		lraid_worker_done(w);
+		lraid_worker_ready(w);
 		lraid_worker_retry(w);
 		lraid_worker_incoming(w);
 		lraid_worker_endio(w);
@@ -1064,6 +1081,7 @@ static int lraid_worker_start(struct lraid_array *a, unsigned int cpu)
 	init_llist_head(&w->done);
 	INIT_LIST_HEAD(&w->deferred);
 	INIT_LIST_HEAD(&w->retry);
+	INIT_LIST_HEAD(&w->ready);
 	INIT_LIST_HEAD(&w->free_ops);
 	w->ops = kvcalloc(LRAID_OPS_PER_WORKER, sizeof(*w->ops), GFP_KERNEL);
 	w->pages = mempool_create_page_pool(pages_per_op, 0);

@@ -46,7 +46,7 @@ lr_cleanup() {
 	for d in /dev/md/lrtest /dev/md12[0-9]; do
 		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
 	done
-	# bad-sector devices (lr_bad_setup): each holds a null_blk below
+	# bad-sector devices (lr_bad_setup): each holds a null_blk or loop below
 	for d in "${LR_BAD_DM[@]}"; do
 		dmsetup remove --noudevsync "$d" 2>/dev/null
 	done
@@ -208,14 +208,17 @@ lr_role() {
 
 # ---- members with bad sectors ----
 # Devices whose reads fail over chosen sectors while writes succeed:
-# tests/badblk's device-mapper target over null_blk, built with lraid for
-# every kernel kind. By default a write over a bad sector makes it good
-# again, as a drive that remaps it does; "sticky" ones stay bad, as on a
-# drive with no spare sectors left.
+# tests/badblk's device-mapper target over null_blk or loop, built with
+# lraid for every kernel kind. By default a write over a bad sector makes
+# it good again, as a drive that remaps it does; "sticky" ones stay bad, as
+# on a drive with no spare sectors left.
 
-# lr_bad_setup N: sets LR_BAD to N such devices of 64 MiB, no sector bad
+# lr_bad_setup N [nullb|loop]: sets LR_BAD to N such devices of 64 MiB, no
+# sector bad, over null_blk (the default; discard, no write-zeroes) or
+# over loop on a file (discard and write-zeroes where the file system has
+# them)
 lr_bad_setup() {
-	local n=$1 ko b i
+	local n=$1 kind=${2:-nullb} ko b i
 	LR_BAD=()
 	command -v dmsetup >/dev/null 2>&1 || lr_skip "no dmsetup"
 	modprobe -q dm-mod 2>/dev/null || true
@@ -226,7 +229,11 @@ lr_bad_setup() {
 		LR_BAD_LOADED=1
 	fi
 	for ((i = 0; i < n; i++)); do
-		lr_nullb "lrbadnull$i" 64
+		if [ "$kind" = loop ]; then
+			lr_loop 64
+		else
+			lr_nullb "lrbadnull$i" 64
+		fi
 		# no udev synchronisation: guests may run without udevd
 		echo "0 $((64 * 2048)) lraid-bad $LR_DEV 0" |
 			dmsetup create --noudevsync "lrbad$i" ||

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Several fio jobs writing interleaved 16 KiB zones of the same stripes at
 # once (RAID6 on 5 loop members, RAID5 on 4 null_blk members), odd block
-# sizes, sequential and random; then stop, assemble, verify again.
+# sizes, sequential and random; then stop, assemble, verify again. Then
+# many small writes into one stripe of members that complete synchronously.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -40,4 +41,23 @@ for cfg in "loop 6 5 64K" "nullb 5 4 4K"; do
 	shared 14 --rw=write --bs=3584 --iodepth=4 --verify_only
 	"$LRAIDCTL" stop lraid0 || lr_fail stop
 done
+# Members that complete a bio inside submit_bio (null_blk irqmode=0): a
+# window handed from piece to piece must not nest on the worker's stack
+# (this overflowed it once). Four jobs of 512 B writes into one stripe.
+lr_log "RAID5 on 4 null_blk members completing in submit_bio, chunk 4K"
+LR_M=()
+for i in 0 1 2 3; do
+	lr_nullb "syncnull$i" 16 irqmode=0
+	LR_M+=("$LR_DEV")
+done
+lr_create lraid0 --level 5 --chunk 4K "${LR_M[@]}"
+# 15 s of overlapping writes piles pieces up behind each window (on the
+# module before the fix, the stack overflowed within 30 s), then verify
+fio --name=pile --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
+	--rw=randwrite --bs=512 --size=12k --numjobs=4 --iodepth=64 \
+	--time_based --runtime=15 --output="$LR_TMP/fio.out" ||
+	{ cat "$LR_TMP/fio.out"; lr_fail "fio pile"; }
+lr_fio /dev/lraid0 sync --rw=randwrite --bs=512 --size=3k \
+	--offset_increment=3k --numjobs=4 --iodepth=32 --loops=100
+"$LRAIDCTL" stop lraid0 || lr_fail stop
 echo "PASS: shared stripes"

@@ -5,9 +5,9 @@
 # not promise. Checks, as md's devices_handle_discard_safely does:
 #  - by default lraid discards full stripes with write-zeroes: members
 #    without write-zeroes (null_blk) get no discard at all, and members that
-#    read 0xff after discard (scsi_debug lbprz=2) still read back right in
-#    degraded mode after small (read-modify-write) writes into the
-#    discarded stripes;
+#    read 0xff after discard (as SCSI LBPRZ=2 allows; tests/badblk's target
+#    in "discard ff" mode) still read back right in degraded mode after
+#    small (read-modify-write) writes into the discarded stripes;
 #  - with devices_handle_discard_safely=Y, members get real discards.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -18,17 +18,6 @@ lr_setup
 param=/sys/module/lraid/parameters/devices_handle_discard_safely
 [ -w "$param" ] || lr_fail "no writable $param"
 [ "$(cat "$param")" = N ] || lr_fail "$param is not N by default"
-
-sdebug=0
-cleanup() {
-	lr_cleanup
-	if [ $sdebug = 1 ]; then
-		udevadm settle 2>/dev/null
-		modprobe -r scsi_debug 2>/dev/null
-	fi
-	return 0
-}
-trap cleanup EXIT
 
 # discards DEV: discard requests DEV has completed (/sys/block/X/stat)
 discards() {
@@ -70,43 +59,38 @@ after=$(member_discards)
 "$LRAIDCTL" stop lraid0 || lr_fail stop
 echo N >"$param"
 
-lr_log "scsi_debug members that read 0xff after discard"
-modprobe -q scsi_debug add_host=7 per_host_store=1 dev_size_mb=40 \
-	lbpu=1 lbprz=2 delay=0 2>/dev/null || lr_skip "no scsi_debug module"
-sdebug=1
-udevadm settle 2>/dev/null
-sd=()
-for _ in $(seq 50); do
-	sd=()
-	for b in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*:*/block/*; do
-		[ -e "$b" ] && sd+=("${b##*/}")
-	done
-	[ ${#sd[@]} = 7 ] && [ -b "/dev/${sd[6]}" ] && break
-	sleep 0.2
+lr_log "members that read 0xff after discard (tests/badblk over loop)"
+lr_bad_setup 7 loop
+for d in "${LR_BAD_DM[@]}"; do
+	dmsetup message "$d" 0 discard ff || lr_fail "$d: discard ff"
 done
-[ ${#sd[@]} = 7 ] || lr_fail "expected 7 scsi_debug disks, found ${#sd[@]}"
-for d in "${sd[@]}"; do
-	[ "$(dmax "$d")" != 0 ] || lr_skip "scsi_debug $d offers no discard"
+for d in "${LR_BAD[@]}"; do
+	d=$(basename "$(readlink -f "$d")")
+	[ "$(dmax "$d")" != 0 ] || lr_skip "$d offers no discard (loop file system?)"
 	[ "$(cat "/sys/block/$d/queue/write_zeroes_max_bytes")" != 0 ] ||
-		lr_skip "scsi_debug $d offers no write-zeroes"
+		lr_skip "$d offers no write-zeroes (loop file system?)"
 done
 # the members really read back 0xff after discard (else this proves nothing)
-d=/dev/${sd[0]}
+d=${LR_BAD[0]}
 head -c 1M /dev/urandom >"$LR_TMP/rand"
 dd if="$LR_TMP/rand" of="$d" bs=1M seek=16 oflag=direct status=none
 blkdiscard -o $((16 << 20)) -l $((1 << 20)) "$d" || lr_fail "blkdiscard $d"
 n=$(dd if="$d" bs=1M skip=16 count=1 iflag=direct status=none | tr -d '\377' | wc -c)
 [ "$n" = 0 ] || lr_fail "$d does not read 0xff after discard ($n other bytes)"
+# and what is written over a discarded block reads back
+dd if="$LR_TMP/rand" of="$d" bs=1M seek=16 oflag=direct status=none
+cmp <(dd if="$d" bs=1M skip=16 count=1 iflag=direct status=none) \
+	"$LR_TMP/rand" || lr_fail "$d: a write after discard does not read back"
 
 # RAID5 on 5 and RAID6 on 7: 4 and 5 data members, so a 4 KiB write into
 # one chunk is a read-modify-write, which trusts the parity on disk.
 for cfg in "5 5" "6 7"; do
 	read -r level n <<<"$cfg"
-	lr_log "RAID$level on $n scsi_debug members, chunk 64K"
+	lr_log "RAID$level on $n such members, chunk 64K"
 	LR_M=()
-	for d in "${sd[@]:0:$n}"; do
-		dd if=/dev/zero of="/dev/$d" bs=1M count=1 oflag=direct status=none
-		LR_M+=("/dev/$d")
+	for d in "${LR_BAD[@]:0:$n}"; do
+		dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct status=none
+		LR_M+=("$d")
 	done
 	lr_create lraid0 --level "$level" --chunk 64K "${LR_M[@]}"
 	[ "$(dmax lraid0)" != 0 ] || lr_fail "no discard over write-zeroes members"

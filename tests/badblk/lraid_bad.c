@@ -7,16 +7,24 @@
  * write does, unless the target is told the sectors stick: then writes
  * succeed and reads keep failing, as on a disk out of spare sectors.
  *
+ * Discard and write-zeroes are offered when the device offers them and
+ * pass through. After "discard ff", discarded sectors read as 0xff bytes
+ * until they are written again, as on a disk whose discarded blocks read
+ * back neither zeroes nor the old data (SCSI LBPRZ=2 allows this).
+ *
  *   table:    <device> <offset>
  *   messages: bad <sector> <count>   reads of these sectors fail
  *             clear                  every sector good again
  *             sticky <0|1>           writes leave bad sectors bad (1)
- *   status:   <bad sectors> <failed reads> <sticky>
+ *             discard <pass|ff>      discarded sectors read as the
+ *                                    device returns them, or as 0xff
+ *   status:   <bad sectors> <failed reads> <sticky> <sectors reading 0xff>
  *
- * Sectors are those of the target. Only reads and writes are checked;
- * flushes pass through and discards are not offered.
+ * Sectors are those of the target. Flushes pass through.
  */
+#include <linux/bio.h>
 #include <linux/bitmap.h>
+#include <linux/highmem.h>
 #include <linux/device-mapper.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
@@ -34,8 +42,11 @@ struct lrbad {
 	spinlock_t lock;		/* guards everything below */
 	unsigned long *bad;		/* a bit per sector of the target */
 	unsigned long nr_bad;
+	unsigned long *ff;		/* discarded, read as 0xff */
+	unsigned long nr_ff;
 	unsigned long failed_reads;
 	bool sticky;
+	bool discard_ff;
 };
 
 static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
@@ -62,7 +73,8 @@ static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -ENOMEM;
 	}
 	b->bad = kvcalloc(BITS_TO_LONGS(ti->len), sizeof(long), GFP_KERNEL);
-	if (!b->bad) {
+	b->ff = kvcalloc(BITS_TO_LONGS(ti->len), sizeof(long), GFP_KERNEL);
+	if (!b->bad || !b->ff) {
 		ti->error = "out of memory";
 		ret = -ENOMEM;
 		goto free;
@@ -76,10 +88,14 @@ static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	spin_lock_init(&b->lock);
 	b->start = start;
 	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	ti->num_write_zeroes_bios = 1;
+	ti->per_io_data_size = sizeof(struct bvec_iter);
 	ti->private = b;
 	return 0;
 
 free:
+	kvfree(b->ff);
 	kvfree(b->bad);
 	kfree(b);
 	return ret;
@@ -90,18 +106,30 @@ static void lrbad_dtr(struct dm_target *ti)
 	struct lrbad *b = ti->private;
 
 	dm_put_device(ti, b->dev);
+	kvfree(b->ff);
 	kvfree(b->bad);
 	kfree(b);
 }
 
-/* Bad sectors in [s, e); caller holds b->lock. */
-static unsigned long lrbad_count(struct lrbad *b, sector_t s, sector_t e)
+/* Set bits of @map in [s, e); caller holds b->lock. */
+static unsigned long lrbad_count(unsigned long *map, sector_t s, sector_t e)
 {
 	unsigned long bit = s, n = 0;
 
-	for_each_set_bit_from(bit, b->bad, e)
+	for_each_set_bit_from(bit, map, e)
 		n++;
 	return n;
+}
+
+/* Sectors [s, e) were written: they read what was written from now on. */
+static void lrbad_written(struct lrbad *b, sector_t s, sector_t e)
+{
+	b->nr_ff -= lrbad_count(b->ff, s, e);
+	bitmap_clear(b->ff, s, e - s);
+	if (b->sticky)
+		return;
+	b->nr_bad -= lrbad_count(b->bad, s, e);
+	bitmap_clear(b->bad, s, e - s);
 }
 
 static int lrbad_map(struct dm_target *ti, struct bio *bio)
@@ -110,11 +138,15 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 	sector_t s = dm_target_offset(ti, bio->bi_iter.bi_sector);
 	sector_t e = s + bio_sectors(bio);
 	int ret = DM_MAPIO_REMAPPED;
-	unsigned long flags, n;
+	unsigned long flags;
 
+	/* the read's data is still to be seen in lrbad_end_io() */
+	*(struct bvec_iter *)dm_per_bio_data(bio, sizeof(struct bvec_iter)) =
+		bio->bi_iter;
 	bio_set_dev(bio, b->dev->bdev);
 	bio->bi_iter.bi_sector = b->start + s;
-	if (s == e || !READ_ONCE(b->nr_bad))
+	if (s == e || (!READ_ONCE(b->nr_bad) && !READ_ONCE(b->nr_ff) &&
+		       !READ_ONCE(b->discard_ff)))
 		return DM_MAPIO_REMAPPED;
 
 	spin_lock_irqsave(&b->lock, flags);
@@ -127,17 +159,47 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 		break;
 	case REQ_OP_WRITE:
 	case REQ_OP_WRITE_ZEROES:
-		if (b->sticky)
-			break;
-		n = lrbad_count(b, s, e);
-		bitmap_clear(b->bad, s, e - s);
-		b->nr_bad -= n;
+		lrbad_written(b, s, e);
+		break;
+	case REQ_OP_DISCARD:
+		if (b->discard_ff) {
+			b->nr_ff += e - s - lrbad_count(b->ff, s, e);
+			bitmap_set(b->ff, s, e - s);
+		}
 		break;
 	default:
 		break;
 	}
 	spin_unlock_irqrestore(&b->lock, flags);
 	return ret;
+}
+
+/* A read completed: sectors discarded in "discard ff" mode read as 0xff. */
+static int lrbad_end_io(struct dm_target *ti, struct bio *bio,
+			blk_status_t *error)
+{
+	struct lrbad *b = ti->private;
+	struct bvec_iter it = *(struct bvec_iter *)
+		dm_per_bio_data(bio, sizeof(struct bvec_iter));
+	struct bio_vec bv;
+	unsigned long flags;
+	sector_t s;
+
+	if (bio_op(bio) != REQ_OP_READ || *error || !READ_ONCE(b->nr_ff))
+		return DM_ENDIO_DONE;
+	s = dm_target_offset(ti, it.bi_sector);
+	spin_lock_irqsave(&b->lock, flags);
+	__bio_for_each_segment(bv, bio, it, it) {
+		unsigned int off;
+
+		for (off = 0; off < bv.bv_len; off += SECTOR_SIZE, s++) {
+			if (test_bit(s, b->ff))
+				memset_page(bv.bv_page, bv.bv_offset + off,
+					    0xff, SECTOR_SIZE);
+		}
+	}
+	spin_unlock_irqrestore(&b->lock, flags);
+	return DM_ENDIO_DONE;
 }
 
 static int lrbad_message(struct dm_target *ti, unsigned int argc,
@@ -154,7 +216,7 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 			return -EINVAL;
 		}
 		spin_lock_irq(&b->lock);
-		b->nr_bad += n - lrbad_count(b, s, s + n);
+		b->nr_bad += n - lrbad_count(b->bad, s, s + n);
 		bitmap_set(b->bad, s, n);
 		spin_unlock_irq(&b->lock);
 		return 0;
@@ -176,6 +238,16 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 		spin_unlock_irq(&b->lock);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[0], "discard")) {
+		if (strcmp(argv[1], "pass") && strcmp(argv[1], "ff")) {
+			DMERR("discard: expected pass or ff");
+			return -EINVAL;
+		}
+		spin_lock_irq(&b->lock);
+		b->discard_ff = !strcmp(argv[1], "ff");
+		spin_unlock_irq(&b->lock);
+		return 0;
+	}
 	DMERR("unknown message");
 	return -EINVAL;
 }
@@ -190,7 +262,8 @@ static void lrbad_status(struct dm_target *ti, status_type_t type,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irq(&b->lock);
-		DMEMIT("%lu %lu %d", b->nr_bad, b->failed_reads, b->sticky);
+		DMEMIT("%lu %lu %d %lu", b->nr_bad, b->failed_reads, b->sticky,
+		       b->nr_ff);
 		spin_unlock_irq(&b->lock);
 		break;
 	case STATUSTYPE_TABLE:
@@ -212,11 +285,12 @@ static int lrbad_iterate_devices(struct dm_target *ti,
 
 static struct target_type lrbad_target = {
 	.name = "lraid-bad",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.module = THIS_MODULE,
 	.ctr = lrbad_ctr,
 	.dtr = lrbad_dtr,
 	.map = lrbad_map,
+	.end_io = lrbad_end_io,
 	.message = lrbad_message,
 	.status = lrbad_status,
 	.iterate_devices = lrbad_iterate_devices,
@@ -234,5 +308,5 @@ static void __exit lrbad_exit(void)
 
 module_init(lrbad_init);
 module_exit(lrbad_exit);
-MODULE_DESCRIPTION("lraid test target: reads of chosen sectors fail");
+MODULE_DESCRIPTION("lraid test target: unreadable sectors, discards that read 0xff");
 MODULE_LICENSE("GPL");
