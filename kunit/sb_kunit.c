@@ -569,6 +569,49 @@ static void sb_expect_roles(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, r.tolerate, sbs[0].level == 6 ? 2U : 1U);
 }
 
+/*
+ * --force: a RAID5 x4 lost role 0, then role 1 (a write error past what
+ * parity covers); the survivors record both failed. The freshest of the
+ * two (role 1) is taken back, role 0 stays failed.
+ */
+static void sb_force(struct kunit *test)
+{
+	struct lraid_sb_roles r;
+	struct lraid_sb_info *sbs;
+	unsigned int fresh, i;
+	const char *why;
+
+	sbs = kunit_kzalloc(test, 4 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+	sb_set(sbs, 5, 4);
+	sbs[0].events = 42;
+	sbs[1].events = 43;
+	sbs[1].failed_mask = 0x1;
+	for (i = 2; i < 4; i++) {
+		sbs[i].events = 44;
+		sbs[i].failed_mask = 0x3;
+	}
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, fresh, 0xcU);
+	KUNIT_EXPECT_EQ(test, lraid_sb_force(sbs, 4, &fresh), 1U);
+	KUNIT_EXPECT_EQ(test, fresh, 0xeU);
+	lraid_sb_roles(sbs, 4, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.fresh, 0xeU);
+	KUNIT_EXPECT_EQ(test, r.failed, 0x1U);
+	KUNIT_EXPECT_EQ(test, r.stale, 0U);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0x1U);
+
+	/* nothing to add when enough are fresh; too few offered: no start */
+	fresh = 0xeU;
+	KUNIT_EXPECT_EQ(test, lraid_sb_force(sbs, 4, &fresh), 0U);
+	KUNIT_EXPECT_EQ(test, fresh, 0xeU);
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 2, 2, &fresh, &why),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, lraid_sb_force(sbs + 2, 2, &fresh), 0U);
+	KUNIT_EXPECT_EQ(test, fresh, 0x3U);
+}
+
 /* The role sets degraded assembly acts on. */
 static void sb_roles(struct kunit *test)
 {
@@ -688,6 +731,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_corrupt_fields),
 	KUNIT_CASE(sb_check_set),
 	KUNIT_CASE(sb_roles),
+	KUNIT_CASE(sb_force),
 	KUNIT_CASE(sb_plan),
 	{}
 };

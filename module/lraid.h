@@ -264,7 +264,8 @@ struct lraid_create_args {
 };
 
 int lraid_array_create(const struct lraid_create_args *args);
-int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs);
+int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
+			 bool force);
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
 int lraid_array_record_failed(struct lraid_array *a);
@@ -274,7 +275,8 @@ void lraid_array_stop_all(void);
 /* lraid_io.c */
 int lraid_io_module_init(void);
 void lraid_io_module_exit(void);
-int lraid_fail_member(struct lraid_array *a, unsigned int role);
+int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond);
+bool lraid_array_lost(const struct lraid_array *a);
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status);
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);

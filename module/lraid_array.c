@@ -194,16 +194,25 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->bitmap_offset = a->bitmap_offset;
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
-	sb->failed_mask = a->failed;
+	sb->failed_mask = READ_ONCE(a->failed);
 }
 
-/* Write every surviving member's superblock from the array state (FUA). */
-static int lraid_sb_write_all(struct lraid_array *a)
+/*
+ * Write every surviving member's superblock from the array state (FUA).
+ * @strict (create, assemble): stop at the first error and return it.
+ * Otherwise a member that fails the write is marked failed, as md does (a
+ * member that cannot record the array state cannot be trusted to hold
+ * it), and the others are written again with that recorded: one bad
+ * member must not leave the rest behind. Then it fails only if no member
+ * took the superblock.
+ */
+static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 {
 	struct lraid_sb_info *sb;
+	unsigned int i, written;
 	struct page *page;
-	unsigned int i;
-	int ret = 0;
+	bool again;
+	int ret = 0, err;
 
 	sb = kmalloc(sizeof(*sb), GFP_KERNEL);
 	page = alloc_page(GFP_KERNEL);
@@ -211,20 +220,36 @@ static int lraid_sb_write_all(struct lraid_array *a)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < a->geom.nr_members; i++) {
-		if (a->failed & BIT(i))
-			continue;
-		lraid_sb_fill(a, sb, i);
-		lraid_sb_encode(sb, page_address(page));
-		ret = lraid_sb_io(a->members[i].b.bdev, page,
-				  REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
-				  REQ_FUA);
-		if (ret) {
+	do {
+		again = false;
+		written = 0;
+		for (i = 0; i < a->geom.nr_members; i++) {
+			if (READ_ONCE(a->failed) & BIT(i))
+				continue;
+			lraid_sb_fill(a, sb, i);
+			lraid_sb_encode(sb, page_address(page));
+			err = lraid_sb_io(a->members[i].b.bdev, page,
+					  REQ_OP_WRITE | REQ_SYNC |
+					  REQ_PREFLUSH | REQ_FUA);
+			if (!err) {
+				written++;
+				continue;
+			}
 			pr_err("lraid%d: superblock write to %pg failed: %d\n",
-			       a->index, a->members[i].b.bdev, ret);
-			break;
+			       a->index, a->members[i].b.bdev, err);
+			ret = err;
+			if (strict)
+				goto out;
+			if (lraid_fail_member(a, i, true) > 0) {
+				pr_crit("lraid%d: %pg (role %u) marked failed: its superblock cannot be written\n",
+					a->index, a->members[i].b.bdev, i);
+				a->events++;
+				again = true;
+			}
 		}
-	}
+	} while (again);
+	if (written)
+		ret = 0;
 out:
 	if (page)
 		__free_page(page);
@@ -372,7 +397,7 @@ static int lraid_array_start(struct lraid_array *a)
 {
 	int ret;
 
-	ret = lraid_sb_write_all(a);
+	ret = lraid_sb_write_all(a, true);
 	if (!ret)
 		ret = lraid_array_run(a);
 	if (ret)
@@ -544,16 +569,18 @@ static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
  * Decide which offered members serve the array: the freshest event count
  * wins; members behind it (they missed writes) and roles the freshest
  * superblock records failed are not used, their devices are released.
- * Refuses when more roles are unusable than the level survives. Leaves
- * a->members[] in role order and the unusable roles in a->failed.
+ * Refuses when more roles are unusable than the level survives, unless
+ * @force: then, as mdadm --assemble --force, the freshest of those are used
+ * too until the level can run. Leaves a->members[] in role order and the
+ * unusable roles in a->failed.
  */
 static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				const struct lraid_sb_info *sbs,
-				unsigned int newest)
+				unsigned int newest, bool force)
 {
+	unsigned int i, fresh, strict;
 	struct lraid_member *tmp;
 	struct lraid_sb_roles r;
-	unsigned int i, fresh;
 	const char *why = "";
 	int ret;
 
@@ -561,6 +588,22 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	if (ret && ret != -ENODEV) {
 		pr_warn_ratelimited("assemble: %s\n", why);
 		return ret;
+	}
+	strict = fresh;
+	if (ret && force) {
+		lraid_sb_force(sbs, nr, &fresh);
+		lraid_sb_roles(sbs, nr, fresh, &r);
+		if (hweight32(r.unusable) <= r.tolerate)
+			ret = 0;
+		for (i = 0; i < nr && !ret; i++)
+			if ((fresh & ~strict) & BIT(i))
+				pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
+					a->index, a->members[i].b.bdev,
+					sbs[i].role, sbs[i].events,
+					sbs[newest].events,
+					sbs[newest].failed_mask &
+					BIT(sbs[i].role) ?
+					", recorded failed" : "");
 	}
 	lraid_sb_roles(sbs, nr, fresh, &r);
 	for (i = 0; i < nr; i++) {
@@ -599,7 +642,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 }
 
 static int __lraid_array_assemble(int index, unsigned int nr,
-				  const dev_t *devs)
+				  const dev_t *devs, bool force)
 {
 	struct lraid_sb_info *sbs, *ref;
 	struct lraid_array *a;
@@ -619,7 +662,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		goto out_abort;
 	newest = lraid_sb_newest(sbs, nr);
 	ref = &sbs[newest];
-	ret = lraid_assemble_roles(a, nr, sbs, newest);
+	ret = lraid_assemble_roles(a, nr, sbs, newest, force);
 	if (ret)
 		goto out_abort;
 	ret = lraid_sb_geom(ref, &a->geom);
@@ -660,12 +703,13 @@ out_free:
 	return ret;
 }
 
-int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs)
+int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
+			 bool force)
 {
 	int ret;
 
 	mutex_lock(&lraid_ctl_mutex);
-	ret = __lraid_array_assemble(index, nr, devs);
+	ret = __lraid_array_assemble(index, nr, devs, force);
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
 }
@@ -678,7 +722,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 	lraid_io_exit(a);
 	a->events++;
 	a->clean = true;
-	if (lraid_sb_write_all(a))
+	if (lraid_sb_write_all(a, false))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
 	lraid_members_close(a);
 	put_disk(a->disk);
@@ -734,7 +778,7 @@ int lraid_array_fail(int index, dev_t dev)
 		ret = -ENODEV;
 		goto out;
 	}
-	ret = lraid_fail_member(a, i);
+	ret = lraid_fail_member(a, i, false);
 	if (ret == 0)
 		goto out;
 	if (ret < 0) {
@@ -747,7 +791,7 @@ int lraid_array_fail(int index, dev_t dev)
 	a->events++;
 	pr_warn("lraid%d: member %pg (role %u) marked failed, array degraded\n",
 		index, a->members[i].b.bdev, i);
-	ret = lraid_sb_write_all(a);
+	ret = lraid_sb_write_all(a, false);
 	if (ret)
 		pr_err("lraid%d: could not record the failed member\n", index);
 out:
@@ -779,7 +823,7 @@ int lraid_array_record_failed(struct lraid_array *a)
 	if (!mutex_trylock(&lraid_ctl_mutex))
 		return -EAGAIN;
 	a->events++;
-	ret = lraid_sb_write_all(a);
+	ret = lraid_sb_write_all(a, false);
 	if (ret)
 		pr_err("lraid%d: could not record the failed member\n", a->index);
 	mutex_unlock(&lraid_ctl_mutex);

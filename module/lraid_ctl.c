@@ -118,14 +118,16 @@ static long lraid_ctl_assemble(void __user *arg, size_t usize)
 	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
 	if (ret)
 		return ret;
-	if (c.flags || !lraid_zero(c.pad0, sizeof(c.pad0)) ||
+	if ((c.flags & ~LRAID_ASSEMBLE_FLAGS) ||
+	    !lraid_zero(c.pad0, sizeof(c.pad0)) ||
 	    !lraid_zero(c.reserved, sizeof(c.reserved)) ||
 	    c.index >= LRAID_MAX_ARRAYS)
 		return -EINVAL;
 	ret = lraid_ctl_fds(c.member_fds, c.nr_members, devs);
 	if (ret)
 		return ret;
-	return lraid_array_assemble(c.index, c.nr_members, devs);
+	return lraid_array_assemble(c.index, c.nr_members, devs,
+				    c.flags & LRAID_ASSEMBLE_FORCE);
 }
 
 static long lraid_ctl_stop(void __user *arg, size_t usize)

@@ -90,9 +90,12 @@ static void lraid_active_release(struct percpu_ref *ref)
 /*
  * Mark @role failed, from any context. Returns 1 if it is newly failed, 0
  * if it already was, -EBUSY if the array would lose more members than its
- * parity covers (then nothing changes).
+ * parity covers: then nothing changes, unless @beyond. A member that
+ * failed a write is marked failed all the same (@beyond): it no longer
+ * holds what parity says it holds, so nothing may be rebuilt from it; the
+ * array then fails the I/O that needs it, as md's does once it is broken.
  */
-int lraid_fail_member(struct lraid_array *a, unsigned int role)
+int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond)
 {
 	unsigned int tolerate = a->geom.nr_members - a->geom.nr_data;
 	u32 old = READ_ONCE(a->failed), new;
@@ -101,10 +104,17 @@ int lraid_fail_member(struct lraid_array *a, unsigned int role)
 		if (old & BIT(role))
 			return 0;
 		new = old | BIT(role);
-		if (hweight32(new) > tolerate)
+		if (hweight32(new) > tolerate && !beyond)
 			return -EBUSY;
 	} while (!try_cmpxchg(&a->failed, &old, new));
 	return 1;
+}
+
+/* More members failed than parity covers? */
+bool lraid_array_lost(const struct lraid_array *a)
+{
+	return hweight32(READ_ONCE(a->failed)) >
+	       a->geom.nr_members - a->geom.nr_data;
 }
 
 static void lraid_fail_work(struct work_struct *work)
@@ -117,16 +127,18 @@ static void lraid_fail_work(struct work_struct *work)
 }
 
 /*
- * Mark @role failed for the error @fmt describes, from any context. False
- * if the array cannot lose it (then nothing changes).
+ * Mark @role failed (past what parity covers too if @beyond, see
+ * lraid_fail_member()) for the error @fmt describes, from any context.
+ * True if the array still covers every failed member.
  */
-static __printf(3, 4) bool lraid_member_error(struct lraid_array *a,
-					      unsigned int role,
+static __printf(4, 5) bool lraid_member_error(struct lraid_array *a,
+					      unsigned int role, bool beyond,
 					      const char *fmt, ...)
 {
 	struct va_format vaf;
 	va_list args;
-	int ret = lraid_fail_member(a, role);
+	int ret = lraid_fail_member(a, role, beyond);
+	bool lost = lraid_array_lost(a);
 
 	if (ret < 0)
 		return false;
@@ -134,29 +146,36 @@ static __printf(3, 4) bool lraid_member_error(struct lraid_array *a,
 		va_start(args, fmt);
 		vaf.fmt = fmt;
 		vaf.va = &args;
-		pr_crit("%s: %pV on %pg (role %u): member marked failed, array degraded\n",
-			a->disk->disk_name, &vaf, a->members[role].b.bdev,
-			role);
+		if (lost)
+			pr_crit("%s: %pV on %pg (role %u): member marked failed; more members failed than parity covers, I/O that needs them fails\n",
+				a->disk->disk_name, &vaf,
+				a->members[role].b.bdev, role);
+		else
+			pr_crit("%s: %pV on %pg (role %u): member marked failed, array degraded\n",
+				a->disk->disk_name, &vaf,
+				a->members[role].b.bdev, role);
 		va_end(args);
 		queue_delayed_work(a->wq, &a->fail_work, 0);
 	}
-	return true;
+	return !lost;
 }
 
 /*
  * A member failed a write, in any context. The member is marked failed, as
  * md does, so that the write stands on the other members: data and parity
  * there agree with the new data, and the failed member's stale block is
- * never read again. True if so; false if the array cannot lose that member
- * (the write then fails). Reads that fail are rebuilt and written back
- * instead (lraid_count_read_error()).
+ * never read again. True if so; false if that leaves more members failed
+ * than parity covers: the write then fails, and so does every later
+ * write and every read that needs a failed member (never a rebuild from a
+ * member whose block is stale). Reads that fail are rebuilt and written
+ * back instead (lraid_count_read_error()).
  */
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status)
 {
 	if (status == BLK_STS_NOTSUPP)
 		return false;
-	return lraid_member_error(a, role, "write error %d",
+	return lraid_member_error(a, role, true, "write error %d",
 				  blk_status_to_errno(status));
 }
 
@@ -169,7 +188,7 @@ bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
 			      u64 sector, u32 sectors)
 {
-	if (lraid_member_error(a, role,
+	if (lraid_member_error(a, role, false,
 			       "read error not corrected (%u sectors at %llu)",
 			       sectors, (unsigned long long)sector))
 		return;
@@ -207,7 +226,7 @@ void lraid_count_read_error(struct lraid_array *a, unsigned int role)
 		atomic_set(&mb->read_errors, hours < 31 ? n >> hours : 0);
 	}
 	n = atomic_inc_return(&mb->read_errors);
-	if (!max || n <= max || lraid_fail_member(a, role) <= 0)
+	if (!max || n <= max || lraid_fail_member(a, role, false) <= 0)
 		return;
 	pr_crit("%s: %d read errors on %pg (role %u), more than max_read_errors %u: member marked failed, array degraded\n",
 		a->disk->disk_name, n, mb->b.bdev, role, max);

@@ -310,6 +310,28 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_check_set);
 
+unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
+			    unsigned int *fresh_mask)
+{
+	const struct lraid_sb_info *ref = &sbs[lraid_sb_newest(sbs, n)];
+	unsigned int need = ref->nr_members - (ref->level == 6 ? 2 : 1);
+	unsigned int i, best, added = 0;
+
+	while (hweight32(*fresh_mask) < need) {
+		best = n;
+		for (i = 0; i < n; i++)
+			if (!(*fresh_mask & (1U << i)) &&
+			    (best == n || sbs[i].events > sbs[best].events))
+				best = i;
+		if (best == n)
+			break;
+		*fresh_mask |= 1U << best;
+		added++;
+	}
+	return added;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_force);
+
 void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 		    unsigned int fresh_mask, struct lraid_sb_roles *roles)
 {
@@ -326,7 +348,7 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 		if (fresh_mask & (1U << i))
 			roles->fresh |= 1U << sbs[i].role;
 	}
-	roles->failed = ref->failed_mask & all;
+	roles->failed = ref->failed_mask & all & ~roles->fresh;
 	roles->stale = offered & ~roles->fresh & ~roles->failed;
 	roles->missing = all & ~offered & ~roles->failed;
 	roles->unusable = all & ~roles->fresh;

@@ -177,7 +177,7 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 struct lraid_sb_roles {
 	u32 fresh;	/* offered, newest event count, not recorded failed */
 	u32 stale;	/* offered but behind the newest event count */
-	u32 failed;	/* recorded failed by the newest superblock */
+	u32 failed;	/* recorded failed by the newest superblock, not fresh */
 	u32 missing;	/* neither offered nor recorded failed */
 	u32 unusable;	/* stale | failed | missing: the array's failed set */
 	unsigned int tolerate;	/* how many unusable roles the level survives */
@@ -189,6 +189,16 @@ struct lraid_sb_roles {
  */
 void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 		    unsigned int fresh_mask, struct lraid_sb_roles *roles);
+
+/*
+ * Assembly with --force, after lraid_sb_check_set() returned -ENODEV:
+ * adds offered members that are not fresh (behind the newest event count
+ * or recorded failed) to *@fresh_mask, highest event count first, until
+ * the level can run. Returns how many it added. Their blocks written
+ * while they were out of the array read back old.
+ */
+unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
+			    unsigned int *fresh_mask);
 
 /* Index in @sbs[0..n-1] of the newest superblock (highest events). */
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n);

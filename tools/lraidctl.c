@@ -3,7 +3,7 @@
  * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
  *
  *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] MEMBER...
- *   lraidctl assemble [--no-degraded] lraidN MEMBER...
+ *   lraidctl assemble [--no-degraded] [--force] lraidN MEMBER...
  *   lraidctl stop lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl detail [--json] lraidN
@@ -73,7 +73,7 @@ static int usage(void)
 		"usage:\n"
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]\n"
 		"         [--layout left-symmetric] [--assume-clean] MEMBER...\n"
-		"  %s assemble [--no-degraded] lraidN MEMBER...\n"
+		"  %s assemble [--no-degraded] [--force] lraidN MEMBER...\n"
 		"  %s stop lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
@@ -521,8 +521,13 @@ static int cmd_assemble(int argc, char **argv)
 	unsigned int newest = 0;
 	int nm, have, ret;
 
-	if (argc > 1 && !strcmp(argv[1], "--no-degraded")) {
-		no_degraded = true;
+	while (argc > 1 && (!strcmp(argv[1], "--no-degraded") ||
+			    !strcmp(argv[1], "--force") ||
+			    !strcmp(argv[1], "-f"))) {
+		if (!strcmp(argv[1], "--no-degraded"))
+			no_degraded = true;
+		else
+			c.flags |= LRAID_ASSEMBLE_FORCE;
 		argc--;
 		argv++;
 	}
@@ -559,7 +564,11 @@ static int cmd_assemble(int argc, char **argv)
 		}
 		return 1;
 	}
-	if (have == 0 && r.unusable) {
+	if (have == 1) {
+		/* too many roles unusable, yet started: only --force does that */
+		err("/dev/lraid%u assembled with --force: members that were stale or recorded failed are in use again; blocks written while they were out read back old (the kernel log names them)",
+		    c.index);
+	} else if (have == 0 && r.unusable) {
 		report_roles(nm, argv + 2, sbs, &r, newest);
 		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s",
 		    c.index, __builtin_popcount(r.fresh), ref->nr_members,
@@ -676,15 +685,20 @@ static void member_path(const struct lraid_ioc_member *m, char *out,
 		dev_path(m->major, m->minor, out, len);
 }
 
+/* As mdadm --detail: clean or active, then degraded or FAILED. */
 static const char *array_state(const struct lraid_ioc_info *c)
 {
-	int i;
+	bool clean = c->state == LRAID_ARRAY_CLEAN;
+	int i, faulty = 0;
 
 	for (i = 0; i < c->nr_members; i++)
 		if (c->members[i].state == LRAID_MEMBER_FAULTY)
-			return c->state == LRAID_ARRAY_CLEAN ? "clean, degraded" :
-			       "active, degraded";
-	return c->state == LRAID_ARRAY_CLEAN ? "clean" : "active";
+			faulty++;
+	if (faulty > (c->level == 6 ? 2 : 1))
+		return clean ? "clean, FAILED" : "active, FAILED";
+	if (faulty)
+		return clean ? "clean, degraded" : "active, degraded";
+	return clean ? "clean" : "active";
 }
 
 static void uuid_str(const uint8_t *u, char *out)

@@ -55,9 +55,13 @@ struct lraid_ioc_create {
 	__u64 reserved[4];	/* zero */
 };
 
+/* lraid_ioc_assemble.flags */
+#define LRAID_ASSEMBLE_FORCE		_BITUL(0)	/* stale/failed ones too */
+#define LRAID_ASSEMBLE_FLAGS		LRAID_ASSEMBLE_FORCE
+
 struct lraid_ioc_assemble {
 	__u32 index;		/* N in /dev/lraidN */
-	__u32 flags;		/* none defined: zero */
+	__u32 flags;		/* LRAID_ASSEMBLE_* */
 	__u8 nr_members;	/* number of fds, any order */
 	__u8 pad0[7];		/* zero */
 	__u64 member_fds;	/* user pointer to __s32[nr_members] */

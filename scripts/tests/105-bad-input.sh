@@ -198,6 +198,8 @@ expect(ioc(W, 1, 64), c, errno.EFAULT, "create with bad fd pointer")
 c = struct.pack("<IIBBHIQQ32xQ", 0, 0, 5, 3, 0, 65536, 0, 0, 1)
 expect(ioc(W, 1, 72), c, errno.E2BIG, "create with non-zero unknown tail")
 expect(ioc(W, 3, 24), struct.pack("<II16x", 0, 1), errno.EINVAL, "stop with flags")
+expect(ioc(W, 2, 56), struct.pack("<IIB7xQ32x", 0, 2, 0, 0), errno.EINVAL,
+       "assemble with unknown flag")
 expect(ioc(W, 5, 32), struct.pack("<IIII16x", 0, 1, 7, 0), errno.EINVAL, "fail with flags")
 f = bytearray(struct.pack("<IIII16x", 0, 0, 7, 0)); f[20] = 1
 expect(ioc(W, 5, 32), f, errno.EINVAL, "fail with reserved != 0")

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Write errors that leave the array with less than it needs, and
+# superblocks that cannot be written. Members sit behind device-mapper
+# tables swapped for dm-flakey's error_writes (reads work, writes fail):
+#  - RAID5 with one member failed, then a write fails on another: that
+#    member is marked failed all the same (as md does), the write fails,
+#    and so do reads that would need either member: the failed write left
+#    parity and data disagreeing, and a rebuild from them would return
+#    wrong bytes. Blocks on the other members read back right. The array
+#    then refuses to assemble; --force brings the second member back.
+#  - A member that cannot take its superblock at stop is marked failed
+#    and the others are still written: the array assembles degraded.
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need dmsetup
+lr_setup
+modprobe -q dm-flakey 2>/dev/null || true
+dmsetup targets 2>/dev/null | grep -q '^flakey' || lr_skip "no dm-flakey"
+
+DMS=()
+dm_cleanup() {
+	local d
+	lr_cleanup
+	for d in "${DMS[@]}"; do
+		dmsetup remove --noudevsync "$d" 2>/dev/null
+	done
+	return 0
+}
+trap dm_cleanup EXIT
+
+# wrap NAME DEV: LR_DEV = a device-mapper device passing through to DEV
+wrap() {
+	echo "0 $(blockdev --getsz "$2") linear $2 0" |
+		dmsetup create --noudevsync "$1" || lr_fail "dmsetup create $1"
+	DMS+=("$1")
+	# no udev synchronisation: the node is the kernel's dm-N
+	LR_DEV=/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")
+	[ -b "$LR_DEV" ] || lr_fail "no block device for $1"
+}
+
+# writes_fail NAME DEV 0|1: swap NAME's table to failing writes (1) or back
+writes_fail() {
+	local sz
+	sz=$(blockdev --getsz "$2")
+	if [ "$3" = 1 ]; then
+		echo "0 $sz flakey $2 0 0 3600 1 error_writes"
+	else
+		echo "0 $sz linear $2 0"
+	fi | dmsetup load "$1" || lr_fail "dmsetup load $1"
+	dmsetup suspend --noudevsync "$1" || lr_fail "dmsetup suspend $1"
+	dmsetup resume --noudevsync "$1" || lr_fail "dmsetup resume $1"
+}
+
+# rd OFF_K LEN_K: O_DIRECT read of lraid0 into $LR_TMP/got
+rd() {
+	dd if=/dev/lraid0 of="$LR_TMP/got" iflag=direct,skip_bytes \
+		skip=$(($1 * 1024)) bs=$(($2 * 1024)) count=1 status=none 2>/dev/null
+}
+
+# same OFF_K LEN_K: what rd read is what was written there
+same() {
+	cmp -s "$LR_TMP/got" <(head -c $((($1 + $2) * 1024)) "$LR_TMP/data" |
+		tail -c $(($2 * 1024)))
+}
+
+lr_log "RAID5 x4, role 0 failed, then a write fails on role 1"
+lr_members nullb 4 32
+raw=("${LR_M[@]}")
+wrap lrw1 "${raw[1]}"
+LR_M[1]=$LR_DEV
+lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+head -c 1M /dev/urandom >"$LR_TMP/data"
+dd if="$LR_TMP/data" of=/dev/lraid0 bs=1M oflag=direct status=none ||
+	lr_fail "write"
+"$LRAIDCTL" fail lraid0 "${LR_M[0]}" || lr_fail "fail role 0"
+writes_fail lrw1 "${raw[1]}" 1
+dmesg -c >/dev/null
+# stripe 0: bytes 0-64K on role 0, 64K-128K on role 1, 128K-192K on role 2
+if dd if=/dev/urandom of=/dev/lraid0 bs=4k seek=16 count=1 oflag=direct \
+	conv=notrunc status=none 2>/dev/null; then
+	lr_fail "a write that failed on role 1 with role 0 failed succeeded"
+fi
+if rd 0 4; then
+	same 0 4 && lr_fail "role 0's block read back although it cannot be rebuilt"
+	lr_fail "role 0's block read back wrong bytes as a success (rebuilt from a stale role 1)"
+fi
+dmesg | grep -q "role 1): member marked failed; more members failed than parity covers" ||
+	lr_fail "role 1 not marked failed past what parity covers: $(dmesg | grep lraid0 | tail -3)"
+rd 128 64 || lr_fail "role 2's chunk does not read"
+same 128 64 || lr_fail "role 2's chunk reads other bytes"
+"$LRAIDCTL" detail lraid0 | grep -q "FAILED" ||
+	lr_fail "detail does not say FAILED: $("$LRAIDCTL" detail lraid0)"
+if dd if=/dev/urandom of=/dev/lraid0 bs=4k seek=32 count=1 oflag=direct \
+	conv=notrunc status=none 2>/dev/null; then
+	lr_fail "a write to a failed array succeeded"
+fi
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+writes_fail lrw1 "${raw[1]}" 0
+
+lr_log "assemble refuses it; --force takes role 1 back"
+if "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >/dev/null 2>&1; then
+	lr_fail "assembled with two of four roles failed"
+fi
+"$LRAIDCTL" assemble --force lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
+	{ cat "$LR_TMP/asm"; lr_fail "assemble --force"; }
+grep -q "with --force" "$LR_TMP/asm" || lr_fail "no --force warning: $(cat "$LR_TMP/asm")"
+"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
+grep -q "clean, degraded\|active, degraded" "$LR_TMP/detail" ||
+	{ cat "$LR_TMP/detail"; lr_fail "forced array not degraded"; }
+rd 68 60 || lr_fail "role 1 after --force"
+same 68 60 || lr_fail "role 1 reads other bytes after --force"
+rd 128 64 || lr_fail "role 2 after --force"
+same 128 64 || lr_fail "role 2 reads other bytes after --force"
+rd 0 4 || lr_fail "role 0 rebuilt after --force"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+
+lr_log "RAID5 x4, role 2 cannot take its superblock at stop"
+lr_members nullb 4 32
+raw=("${LR_M[@]}")
+wrap lrw2 "${raw[2]}"
+LR_M[2]=$LR_DEV
+lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+dd if="$LR_TMP/data" of=/dev/lraid0 bs=1M oflag=direct status=none ||
+	lr_fail "write"
+writes_fail lrw2 "${raw[2]}" 1
+dmesg -c >/dev/null
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+dmesg | grep -q "role 2) marked failed: its superblock cannot be written" ||
+	lr_fail "role 2 not marked failed: $(dmesg | grep lraid | tail -3)"
+writes_fail lrw2 "${raw[2]}" 0
+"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
+	{ cat "$LR_TMP/asm"; lr_fail "assemble after a failed superblock write"; }
+"$LRAIDCTL" detail lraid0 | grep -Eq " (missing|faulty|removed) " ||
+	lr_fail "role 2 not left out: $("$LRAIDCTL" detail lraid0)"
+rd 0 1024 || lr_fail "read after the failed superblock write"
+same 0 1024 || lr_fail "other bytes after the failed superblock write"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+echo "PASS: write errors past parity fail I/O, not data; --force; superblock write errors"
