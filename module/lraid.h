@@ -13,7 +13,10 @@
  *          them without any lock. Superblock writes happen only from the
  *          control path (create/assemble/stop) under lraid_ctl_mutex.
  *          a->active (percpu_ref) counts I/O in flight; stop kills it and
- *          waits for zero after del_gendisk() has cut off new bios.
+ *          waits for zero after del_gendisk() has cut off new bios. A
+ *          worker is woken after its list add under rcu_read_lock(): the
+ *          item may be done and a->active at zero before the wake-up, so
+ *          stop waits with synchronize_rcu() before freeing the workers.
  *          a->failed (roles marked failed) only ever gains bits, by
  *          cmpxchg (lraid_fail_member()): from the control path under
  *          lraid_ctl_mutex, or from a member write's end_io; the I/O path

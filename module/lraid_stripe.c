@@ -28,6 +28,7 @@
 #include <linux/hash.h>
 #include <linux/kthread.h>
 #include <linux/log2.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -131,8 +132,15 @@ static void lraid_op_endio(struct bio *bio)
 	}
 	bio_put(bio);
 	if (atomic_dec_and_test(&op->pending)) {
+		/*
+		 * Once the op is on the list, the worker may finish it and the
+		 * array may stop before the wake-up: lraid_stripe_exit() waits
+		 * for this read-side section before freeing the worker.
+		 */
+		rcu_read_lock();
 		if (llist_add(&op->done, &w->done))
 			wake_up_process(w->task);
+		rcu_read_unlock();
 	}
 }
 
@@ -898,8 +906,11 @@ void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr)
 	int cpu = READ_ONCE(a->worker_of[raw_smp_processor_id()]);
 	struct lraid_worker *w = &a->workers[cpu];
 
+	/* as in lraid_op_endio(): the wreq may be done before the wake-up */
+	rcu_read_lock();
 	if (llist_add(&wr->node, &w->incoming))
 		wake_up_process(w->task);
+	rcu_read_unlock();
 }
 
 /* Does any op hold a window of stripes [d->s0, d->s1)? */
@@ -1223,6 +1234,8 @@ void lraid_stripe_exit(struct lraid_array *a)
 						    &a->cpuhp_node);
 	a->cpuhp_added = false;
 
+	/* wake-ups still running after their op or wreq was done */
+	synchronize_rcu();
 	if (a->workers)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			lraid_worker_free(&a->workers[cpu]);

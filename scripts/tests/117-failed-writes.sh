@@ -65,15 +65,21 @@ same() {
 		tail -c $(($2 * 1024)))
 }
 
-lr_log "RAID5 x4, role 0 failed, then a write fails on role 1"
-lr_members nullb 4 32
-raw=("${LR_M[@]}")
-wrap lrw1 "${raw[1]}"
-LR_M[1]=$LR_DEV
-lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+# array ROLE: RAID5 x4 on fresh null_blk members (raw[]), role ROLE behind
+# device-mapper device lrwROLE, the first MiB written with $LR_TMP/data
+array() {
+	lr_members nullb 4 32
+	raw=("${LR_M[@]}")
+	wrap "lrw$1" "${raw[$1]}"
+	LR_M[$1]=$LR_DEV
+	lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+	dd if="$LR_TMP/data" of=/dev/lraid0 bs=1M oflag=direct status=none ||
+		lr_fail "write"
+}
+
 head -c 1M /dev/urandom >"$LR_TMP/data"
-dd if="$LR_TMP/data" of=/dev/lraid0 bs=1M oflag=direct status=none ||
-	lr_fail "write"
+lr_log "RAID5 x4, role 0 failed, then a write fails on role 1"
+array 1
 "$LRAIDCTL" fail lraid0 "${LR_M[0]}" || lr_fail "fail role 0"
 writes_fail lrw1 "${raw[1]}" 1
 dmesg -c >/dev/null
@@ -117,13 +123,7 @@ rd 0 4 || lr_fail "role 0 rebuilt after --force"
 "$LRAIDCTL" stop lraid0 || lr_fail stop
 
 lr_log "RAID5 x4, role 2 cannot take its superblock at stop"
-lr_members nullb 4 32
-raw=("${LR_M[@]}")
-wrap lrw2 "${raw[2]}"
-LR_M[2]=$LR_DEV
-lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
-dd if="$LR_TMP/data" of=/dev/lraid0 bs=1M oflag=direct status=none ||
-	lr_fail "write"
+array 2
 writes_fail lrw2 "${raw[2]}" 1
 dmesg -c >/dev/null
 "$LRAIDCTL" stop lraid0 || lr_fail stop
