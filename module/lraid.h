@@ -279,7 +279,6 @@ void lraid_array_stop_all(void);
 int lraid_io_module_init(void);
 void lraid_io_module_exit(void);
 int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond);
-bool lraid_array_lost(const struct lraid_array *a);
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status);
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);

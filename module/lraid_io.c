@@ -111,7 +111,7 @@ int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond)
 }
 
 /* More members failed than parity covers? */
-bool lraid_array_lost(const struct lraid_array *a)
+static bool lraid_array_lost(const struct lraid_array *a)
 {
 	return hweight32(READ_ONCE(a->failed)) >
 	       a->geom.nr_members - a->geom.nr_data;
