@@ -590,24 +590,20 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 		return ret;
 	}
 	strict = fresh;
-	if (ret && force) {
+	if (ret && force)
 		lraid_sb_force(sbs, nr, &fresh);
-		lraid_sb_roles(sbs, nr, fresh, &r);
-		if (hweight32(r.unusable) <= r.tolerate)
-			ret = 0;
-		for (i = 0; i < nr && !ret; i++)
-			if ((fresh & ~strict) & BIT(i))
-				pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
-					a->index, a->members[i].b.bdev,
-					sbs[i].role, sbs[i].events,
-					sbs[newest].events,
-					sbs[newest].failed_mask &
-					BIT(sbs[i].role) ?
-					", recorded failed" : "");
-	}
 	lraid_sb_roles(sbs, nr, fresh, &r);
+	/* -ENODEV means too many unusable roles: only --force changes that */
+	if (ret && hweight32(r.unusable) <= r.tolerate)
+		ret = 0;
 	for (i = 0; i < nr; i++) {
-		if (r.stale & BIT(sbs[i].role))
+		if (!ret && ((fresh & ~strict) & BIT(i)))
+			pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
+				a->index, a->members[i].b.bdev, sbs[i].role,
+				sbs[i].events, sbs[newest].events,
+				sbs[newest].failed_mask & BIT(sbs[i].role) ?
+				", recorded failed" : "");
+		else if (r.stale & BIT(sbs[i].role))
 			pr_warn("lraid%d: %pg (role %u) is stale (not fresh): events %llu, array at %llu; not used\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
 				sbs[i].events, sbs[newest].events);

@@ -146,14 +146,11 @@ static __printf(4, 5) bool lraid_member_error(struct lraid_array *a,
 		va_start(args, fmt);
 		vaf.fmt = fmt;
 		vaf.va = &args;
-		if (lost)
-			pr_crit("%s: %pV on %pg (role %u): member marked failed; more members failed than parity covers, I/O that needs them fails\n",
-				a->disk->disk_name, &vaf,
-				a->members[role].b.bdev, role);
-		else
-			pr_crit("%s: %pV on %pg (role %u): member marked failed, array degraded\n",
-				a->disk->disk_name, &vaf,
-				a->members[role].b.bdev, role);
+		pr_crit("%s: %pV on %pg (role %u): member marked failed, %s\n",
+			a->disk->disk_name, &vaf, a->members[role].b.bdev,
+			role, lost ?
+			"more members failed than parity covers: I/O that needs them fails" :
+			"array degraded");
 		va_end(args);
 		queue_delayed_work(a->wq, &a->fail_work, 0);
 	}

@@ -92,7 +92,7 @@ if rd 0 4; then
 	same 0 4 && lr_fail "role 0's block read back although it cannot be rebuilt"
 	lr_fail "role 0's block read back wrong bytes as a success (rebuilt from a stale role 1)"
 fi
-dmesg | grep -q "role 1): member marked failed; more members failed than parity covers" ||
+dmesg | grep -q "role 1): member marked failed, more members failed than parity covers" ||
 	lr_fail "role 1 not marked failed past what parity covers: $(dmesg | grep lraid0 | tail -3)"
 rd 128 64 || lr_fail "role 2's chunk does not read"
 same 128 64 || lr_fail "role 2's chunk reads other bytes"
