@@ -11,7 +11,7 @@
  * Array:   geometry, members and the gendisk are written once before
  *          add_disk() and are read-only afterwards, so the I/O path reads
  *          them without any lock. Superblock writes happen only from the
- *          control path (create/assemble/stop) under lraid_ctl_mutex.
+ *          control path (create/assemble/stop/fail) and a->fail_work.
  *          a->active (percpu_ref) counts I/O in flight; stop kills it and
  *          waits for zero after del_gendisk() has cut off new bios. A
  *          worker is woken after its list add under rcu_read_lock(): the
@@ -21,9 +21,14 @@
  *          cmpxchg (lraid_fail_member()): from the control path under
  *          lraid_ctl_mutex, or from a member write's end_io; the I/O path
  *          samples it with READ_ONCE (see "Degraded mode" in design.rst).
- *          A bit set by the I/O path is written to the superblocks by
- *          a->fail_work (which takes lraid_ctl_mutex only with trylock:
- *          stop holds it while it flushes a->wq).
+ *          Superblock writes and a->events are guarded by a->sb_mutex
+ *          (taken inside lraid_ctl_mutex by the control path, alone by
+ *          a->fail_work, which writes a bit the I/O path set). Until the
+ *          superblocks record a failed member (a->failed_recorded),
+ *          finished write pieces are held on a->held (a->held_lock) and
+ *          their callers not told: after a crash, a member whose failure
+ *          no superblock records would be trusted again, with the blocks
+ *          it missed (md holds writes the same way).
  *
  * Reads:   owned by the submitting CPU. A healthy read inside one chunk is
  *          remapped in place (its completion hooked through a small stash);
@@ -75,6 +80,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mempool.h>
+#include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -104,6 +110,20 @@ struct lraid_member {
 	sector_t sectors;	/* whole device */
 	atomic_t read_errors;	/* halved every hour, see lraid_io.c */
 	unsigned long read_errors_at;	/* jiffies of the last halving */
+};
+
+/*
+ * In front of every bio from a->clone_bs and a->io_bs (their front_pad):
+ * the member it is for, known whatever the member's driver does to the
+ * bio's bi_bdev (md and others remap a bio in place), and for a clone of
+ * one chunk piece of a longer read, what a retry by reconstruction needs.
+ */
+struct lraid_clone {
+	u64 sector;			/* read clones: logical start */
+	u32 sectors;			/* read clones: length */
+	u32 member;
+	struct work_struct work;	/* read clones: error retry */
+	struct bio bio;
 };
 
 /* lraid_wreq.flags */
@@ -222,6 +242,15 @@ struct lraid_array {
 	 * with READ_ONCE and sends nothing to a failed member.
 	 */
 	u32 failed;
+	/*
+	 * Failed roles the superblocks record: a subset of failed, written
+	 * under held_lock once a superblock pass has landed. Write pieces
+	 * that finish while failed has more are parked on held.
+	 */
+	u32 failed_recorded;
+	spinlock_t held_lock;		/* guards held, failed_recorded */
+	struct list_head held;		/* struct lraid_wreq, by wait */
+	struct mutex sb_mutex;		/* superblock writes, events */
 
 	struct bio_set clone_bs;	/* clones of caller bios */
 	struct bio_set io_bs;		/* worker bios with bvecs */
@@ -284,6 +313,8 @@ bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);
 void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
 			      u64 sector, u32 sectors);
+bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr);
+void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
 void lraid_io_quiesce(struct lraid_array *a);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lraid arrays: create, assemble and stop; members; superblock I/O; the
- * gendisk. Everything here runs under lraid_ctl_mutex, in process context.
+ * gendisk. Everything here runs in process context under lraid_ctl_mutex,
+ * except lraid_array_record_failed() from a->fail_work; superblock writes
+ * take a->sb_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -171,7 +173,7 @@ out_close:
 }
 
 static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
-			  unsigned int role)
+			  unsigned int role, u32 failed)
 {
 	const struct lraid_geom *g = &a->geom;
 
@@ -194,7 +196,7 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->bitmap_offset = a->bitmap_offset;
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
-	sb->failed_mask = READ_ONCE(a->failed);
+	sb->failed_mask = failed;
 }
 
 /*
@@ -204,16 +206,19 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
  * member that cannot record the array state cannot be trusted to hold
  * it), and the others are written again with that recorded: one bad
  * member must not leave the rest behind. Then it fails only if no member
- * took the superblock.
+ * took the superblock. Writes held for an unrecorded failed member
+ * (lraid_hold_write()) complete once a pass records it.
  */
 static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 {
 	struct lraid_sb_info *sb;
 	unsigned int i, written;
 	struct page *page;
+	u32 failed;
 	bool again;
 	int ret = 0, err;
 
+	lockdep_assert_held(&a->sb_mutex);
 	sb = kmalloc(sizeof(*sb), GFP_KERNEL);
 	page = alloc_page(GFP_KERNEL);
 	if (!sb || !page) {
@@ -223,10 +228,11 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 	do {
 		again = false;
 		written = 0;
+		failed = READ_ONCE(a->failed);
 		for (i = 0; i < a->geom.nr_members; i++) {
-			if (READ_ONCE(a->failed) & BIT(i))
+			if (failed & BIT(i))
 				continue;
-			lraid_sb_fill(a, sb, i);
+			lraid_sb_fill(a, sb, i, failed);
 			lraid_sb_encode(sb, page_address(page));
 			err = lraid_sb_io(a->members[i].b.bdev, page,
 					  REQ_OP_WRITE | REQ_SYNC |
@@ -250,6 +256,7 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 	} while (again);
 	if (written)
 		ret = 0;
+	lraid_held_release(a, failed, written);
 out:
 	if (page)
 		__free_page(page);
@@ -356,6 +363,12 @@ out_io:
 	return ret;
 }
 
+static void lraid_array_free(struct lraid_array *a)
+{
+	mutex_destroy(&a->sb_mutex);
+	kfree(a);
+}
+
 /*
  * First step of create and assemble: refuse an index in use, allocate the
  * array and open @devs[0..nr-1] exclusively into a->members[0..nr-1].
@@ -374,9 +387,12 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	if (!a)
 		return ERR_PTR(-ENOMEM);
 	a->index = index;
+	spin_lock_init(&a->held_lock);
+	INIT_LIST_HEAD(&a->held);
+	mutex_init(&a->sb_mutex);
 	ret = lraid_members_open(a, nr, devs);
 	if (ret) {
-		kfree(a);
+		lraid_array_free(a);
 		return ERR_PTR(ret);
 	}
 	return a;
@@ -385,7 +401,7 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 static void lraid_array_abort(struct lraid_array *a)
 {
 	lraid_members_close(a);
-	kfree(a);
+	lraid_array_free(a);
 }
 
 /*
@@ -397,7 +413,9 @@ static int lraid_array_start(struct lraid_array *a)
 {
 	int ret;
 
+	mutex_lock(&a->sb_mutex);
 	ret = lraid_sb_write_all(a, true);
+	mutex_unlock(&a->sb_mutex);
 	if (!ret)
 		ret = lraid_array_run(a);
 	if (ret)
@@ -716,15 +734,17 @@ static void lraid_array_teardown(struct lraid_array *a)
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
 	lraid_io_exit(a);
+	mutex_lock(&a->sb_mutex);
 	a->events++;
 	a->clean = true;
 	if (lraid_sb_write_all(a, false))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
+	mutex_unlock(&a->sb_mutex);
 	lraid_members_close(a);
 	put_disk(a->disk);
 	lraid_arrays[a->index] = NULL;
 	pr_info("lraid%d: stopped\n", a->index);
-	kfree(a);
+	lraid_array_free(a);
 }
 
 int lraid_array_stop(int index)
@@ -784,12 +804,9 @@ int lraid_array_fail(int index, dev_t dev)
 				    tolerate, tolerate > 1 ? "s" : "");
 		goto out;
 	}
-	a->events++;
 	pr_warn("lraid%d: member %pg (role %u) marked failed, array degraded\n",
 		index, a->members[i].b.bdev, i);
-	ret = lraid_sb_write_all(a, false);
-	if (ret)
-		pr_err("lraid%d: could not record the failed member\n", index);
+	ret = lraid_array_record_failed(a);
 out:
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
@@ -807,21 +824,20 @@ void lraid_array_stop_all(void)
 }
 
 /*
- * Write the failed set the I/O path changed (a member write error) to the
- * surviving members' superblocks. Called from a->fail_work: -EAGAIN when
- * the control mutex is busy (stop holds it while it waits for a->wq; it
- * writes the superblocks itself).
+ * Write the failed set to the surviving members' superblocks: after
+ * lraid_array_fail() and from a->fail_work (a member error in the I/O
+ * path). Not under lraid_ctl_mutex: stop holds that while it waits for
+ * the writes this releases (lraid_hold_write()).
  */
 int lraid_array_record_failed(struct lraid_array *a)
 {
 	int ret;
 
-	if (!mutex_trylock(&lraid_ctl_mutex))
-		return -EAGAIN;
+	mutex_lock(&a->sb_mutex);
 	a->events++;
 	ret = lraid_sb_write_all(a, false);
 	if (ret)
 		pr_err("lraid%d: could not record the failed member\n", a->index);
-	mutex_unlock(&lraid_ctl_mutex);
+	mutex_unlock(&a->sb_mutex);
 	return ret;
 }

@@ -195,7 +195,7 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 	c->array_sectors = a->geom.array_sectors;
 	c->member_data_sectors = a->geom.member_sectors;
 	c->data_offset = a->data_offset;
-	c->events = a->events;
+	c->events = READ_ONCE(a->events);	/* a->fail_work may write it */
 	memcpy(c->uuid, a->uuid, sizeof(c->uuid));
 	c->disk_major = a->disk->major;
 	c->disk_minor = a->disk->first_minor;

@@ -39,18 +39,6 @@ struct lraid_rstash {
 static struct kmem_cache *lraid_rstash_cache;
 
 /*
- * A clone of one chunk piece of a longer read, with what a retry by
- * reconstruction needs in front of it (the clone bio_set's front_pad).
- */
-struct lraid_clone {
-	u64 sector;			/* logical start of the piece */
-	u32 sectors;
-	u32 member;
-	struct work_struct work;	/* error retry */
-	struct bio bio;
-};
-
-/*
  * The stash is written in full before use: a constructor keeps the slab
  * from zeroing it on every allocation (init_on_alloc).
  */
@@ -122,8 +110,59 @@ static void lraid_fail_work(struct work_struct *work)
 	struct lraid_array *a = container_of(to_delayed_work(work),
 					     struct lraid_array, fail_work);
 
-	if (lraid_array_record_failed(a) == -EAGAIN)
-		queue_delayed_work(a->wq, &a->fail_work, HZ / 10);
+	lraid_array_record_failed(a);
+}
+
+/*
+ * A write piece finished while a member is failed that no superblock
+ * records yet: park it, and complete its caller only once the record is
+ * on disk (lraid_held_release()). Were the write acknowledged first and
+ * the machine lost, the next assemble would trust the failed member again
+ * and read its stale blocks where this write went to the others. False:
+ * the failure is recorded meanwhile, complete it now. Worker context.
+ */
+bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr)
+{
+	bool hold;
+
+	spin_lock(&a->held_lock);
+	hold = READ_ONCE(a->failed) & ~a->failed_recorded;
+	if (hold)
+		list_add_tail(&wr->wait, &a->held);
+	spin_unlock(&a->held_lock);
+	return hold;
+}
+
+/*
+ * A superblock pass landed with the failed set @recorded (@ok), or no
+ * member took it (!@ok: the array is lost, and the held writes fail).
+ * Complete the held writes once no failed member is left unrecorded; a
+ * member that failed during the pass keeps them until the next one, which
+ * its failure has queued. Process context, a->sb_mutex held.
+ */
+void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
+{
+	struct lraid_wreq *wr, *tmp;
+	LIST_HEAD(done);
+
+	lockdep_assert_held(&a->sb_mutex);
+	spin_lock(&a->held_lock);
+	if (!ok)
+		recorded = READ_ONCE(a->failed);
+	WRITE_ONCE(a->failed_recorded, a->failed_recorded | recorded);
+	if (!(READ_ONCE(a->failed) & ~a->failed_recorded))
+		list_splice_init(&a->held, &done);
+	spin_unlock(&a->held_lock);
+
+	list_for_each_entry_safe(wr, tmp, &done, wait) {
+		struct bio *bio = wr->bio;
+
+		if (!ok)
+			WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
+		mempool_free(wr, a->wreq_pool);
+		bio_endio(bio);
+		percpu_ref_put(&a->active);
+	}
 }
 
 /*
@@ -242,8 +281,8 @@ int lraid_io_init(struct lraid_array *a)
 			  offsetof(struct lraid_clone, bio), BIOSET_NEED_RESCUER);
 	if (ret)
 		goto out_ref;
-	ret = bioset_init(&a->io_bs, BIO_POOL_SIZE * 4 * LRAID_MAX_MEMBERS, 0,
-			  BIOSET_NEED_BVECS);
+	ret = bioset_init(&a->io_bs, BIO_POOL_SIZE * 4 * LRAID_MAX_MEMBERS,
+			  offsetof(struct lraid_clone, bio), BIOSET_NEED_BVECS);
 	if (ret)
 		goto out_clone;
 	ret = -ENOMEM;
@@ -286,6 +325,7 @@ out_ref:
 /* Wait for every bio in flight; no new one can arrive (disk deleted). */
 void lraid_io_quiesce(struct lraid_array *a)
 {
+	/* held writes finish once a->fail_work has recorded their member */
 	percpu_ref_kill(&a->active);
 	wait_for_completion(&a->active_done);
 	flush_workqueue(a->wq);

@@ -90,44 +90,27 @@ static int lraid_op_get_pages(struct lraid_op *op, unsigned int m,
 
 /* ---- member bios ---- */
 
-/* Role of the member @bio went to (error path only). */
-static unsigned int lraid_member_of(const struct lraid_array *a,
-				    const struct bio *bio)
-{
-	unsigned int m;
-
-	for (m = 0; m < a->geom.nr_members; m++)
-		if (a->members[m].b.bdev == bio->bi_bdev)
-			break;
-	return m;
-}
-
 static void lraid_op_endio(struct bio *bio)
 {
 	struct lraid_op *op = bio->bi_private;
 	struct lraid_worker *w = op->w;
 
 	if (bio->bi_status) {
-		unsigned int m = lraid_member_of(w->a, bio);
-		bool known = m < w->a->geom.nr_members;
+		unsigned int m = container_of(bio, struct lraid_clone,
+					      bio)->member;
 
 		if (op->phase == LRAID_OP_REREAD) {
 			/* lraid_op_reread_done() judges the member */
-			if (known)
-				atomic_or(BIT(m), &op->err_members);
+			atomic_or(BIT(m), &op->err_members);
 		} else if (op->phase == LRAID_OP_REPAIR) {
 			/* the reader has its data; the member fails, not it */
-			if (known) {
-				lraid_member_write_error(w->a, m,
-							 bio->bi_status);
-				atomic_or(BIT(m), &op->err_members);
-			}
-		} else if (!known || !op_is_write(bio_op(bio)) ||
+			lraid_member_write_error(w->a, m, bio->bi_status);
+			atomic_or(BIT(m), &op->err_members);
+		} else if (!op_is_write(bio_op(bio)) ||
 			   !lraid_member_write_error(w->a, m, bio->bi_status)) {
 			/* a write stands once its failing member is failed */
 			WRITE_ONCE(op->status, bio->bi_status);
-			if (known)
-				atomic_or(BIT(m), &op->err_members);
+			atomic_or(BIT(m), &op->err_members);
 		}
 	}
 	bio_put(bio);
@@ -144,8 +127,11 @@ static void lraid_op_endio(struct bio *bio)
 	}
 }
 
-static void lraid_op_submit(struct lraid_op *op, struct bio *bio)
+/* Send @bio, from a->io_bs or a->clone_bs, to member @m for @op. */
+static void lraid_op_submit(struct lraid_op *op, struct bio *bio,
+			    unsigned int m)
 {
+	container_of(bio, struct lraid_clone, bio)->member = m;
 	bio->bi_private = op;
 	bio->bi_end_io = lraid_op_endio;
 	atomic_inc(&op->pending);
@@ -176,7 +162,7 @@ static void lraid_op_page_io(struct lraid_op *op, unsigned int m, u32 r0,
 			       n << SECTOR_SHIFT, off << SECTOR_SHIFT);
 		r += n;
 	}
-	lraid_op_submit(op, bio);
+	lraid_op_submit(op, bio, m);
 }
 
 /* Write the new data of data index @di, rows [s, e), to member @m. */
@@ -210,7 +196,7 @@ static void lraid_op_data_write(struct lraid_op *op, unsigned int di,
 		bio->bi_opf = opf;
 	}
 	bio->bi_iter.bi_sector = msec;
-	lraid_op_submit(op, bio);
+	lraid_op_submit(op, bio, m);
 }
 
 /* ---- parity ---- */
@@ -813,11 +799,16 @@ static void lraid_op_release(struct lraid_op *op)
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
-	mempool_free(wr, a->wreq_pool);
-	/* the caller's bio completes at the end of this worker pass */
-	if (w->nr_endio == ARRAY_SIZE(w->endio))
-		lraid_worker_endio(w);
-	w->endio[w->nr_endio++] = bio;
+	if (unlikely(READ_ONCE(a->failed) != READ_ONCE(a->failed_recorded)) &&
+	    !(wr->flags & LRAID_WREQ_READ) && lraid_hold_write(a, wr)) {
+		/* completes once the superblocks record the failed member */
+	} else {
+		mempool_free(wr, a->wreq_pool);
+		/* the caller's bio completes at the end of this worker pass */
+		if (w->nr_endio == ARRAY_SIZE(w->endio))
+			lraid_worker_endio(w);
+		w->endio[w->nr_endio++] = bio;
+	}
 
 	spin_lock(&sh->lock);
 	if (list_empty(&op->waiters)) {

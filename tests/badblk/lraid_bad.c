@@ -12,15 +12,25 @@
  * until they are written again, as on a disk whose discarded blocks read
  * back neither zeroes nor the old data (SCSI LBPRZ=2 allows this).
  *
+ * For write errors: "fail_writes 1" fails every write, as a drive that has
+ * gone read-only; "hold" keeps writes to chosen sectors (lraid's
+ * superblock, say) from the device until "release", as a slow drive
+ * would, so that a scenario can look at what the array does meanwhile.
+ *
  *   table:    <device> <offset>
  *   messages: bad <sector> <count>   reads of these sectors fail
  *             clear                  every sector good again
  *             sticky <0|1>           writes leave bad sectors bad (1)
  *             discard <pass|ff>      discarded sectors read as the
  *                                    device returns them, or as 0xff
+ *             fail_writes <0|1>      every write fails (1)
+ *             hold <sector> <count>  writes there wait for "release"
+ *             release                the held writes go, none waits
  *   status:   <bad sectors> <failed reads> <sticky> <sectors reading 0xff>
+ *             <failed writes> <writes waiting>
  *
- * Sectors are those of the target. Flushes pass through.
+ * Sectors are those of the target. Flushes pass through. Suspending the
+ * device lets the held writes go.
  */
 #include <linux/bio.h>
 #include <linux/bitmap.h>
@@ -45,8 +55,13 @@ struct lrbad {
 	unsigned long *ff;		/* discarded, read as 0xff */
 	unsigned long nr_ff;
 	unsigned long failed_reads;
+	unsigned long failed_writes;
+	struct bio_list held;		/* writes kept back */
+	unsigned long nr_held;
+	sector_t hold_s, hold_e;	/* writes there are kept back */
 	bool sticky;
 	bool discard_ff;
+	bool fail_writes;
 };
 
 static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
@@ -86,6 +101,7 @@ static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		goto free;
 	}
 	spin_lock_init(&b->lock);
+	bio_list_init(&b->held);
 	b->start = start;
 	ti->num_flush_bios = 1;
 	ti->num_discard_bios = 1;
@@ -101,10 +117,32 @@ free:
 	return ret;
 }
 
+/* Stop holding writes and send the held ones on. */
+static void lrbad_release(struct lrbad *b)
+{
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock_irq(&b->lock);
+	b->hold_e = 0;
+	list = b->held;
+	bio_list_init(&b->held);
+	b->nr_held = 0;
+	spin_unlock_irq(&b->lock);
+	while ((bio = bio_list_pop(&list)))
+		submit_bio_noacct(bio);
+}
+
+static void lrbad_presuspend(struct dm_target *ti)
+{
+	lrbad_release(ti->private);
+}
+
 static void lrbad_dtr(struct dm_target *ti)
 {
 	struct lrbad *b = ti->private;
 
+	lrbad_release(b);
 	dm_put_device(ti, b->dev);
 	kvfree(b->ff);
 	kvfree(b->bad);
@@ -146,10 +184,24 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 	bio_set_dev(bio, b->dev->bdev);
 	bio->bi_iter.bi_sector = b->start + s;
 	if (s == e || (!READ_ONCE(b->nr_bad) && !READ_ONCE(b->nr_ff) &&
-		       !READ_ONCE(b->discard_ff)))
+		       !READ_ONCE(b->discard_ff) && !READ_ONCE(b->fail_writes) &&
+		       !READ_ONCE(b->hold_e)))
 		return DM_MAPIO_REMAPPED;
 
 	spin_lock_irqsave(&b->lock, flags);
+	if (op_is_write(bio_op(bio)) && bio_op(bio) != REQ_OP_DISCARD) {
+		if (b->fail_writes) {
+			b->failed_writes++;
+			spin_unlock_irqrestore(&b->lock, flags);
+			return DM_MAPIO_KILL;
+		}
+		if (s < b->hold_e && e > b->hold_s) {
+			bio_list_add(&b->held, bio);
+			b->nr_held++;
+			spin_unlock_irqrestore(&b->lock, flags);
+			return DM_MAPIO_SUBMITTED;
+		}
+	}
 	switch (bio_op(bio)) {
 	case REQ_OP_READ:
 		if (find_next_bit(b->bad, e, s) < e) {
@@ -207,7 +259,7 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 {
 	struct lrbad *b = ti->private;
 	unsigned long long s, n;
-	bool sticky;
+	bool on;
 
 	if (argc == 3 && !strcmp(argv[0], "bad")) {
 		if (kstrtoull(argv[1], 10, &s) || kstrtoull(argv[2], 10, &n) ||
@@ -228,14 +280,34 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 		spin_unlock_irq(&b->lock);
 		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[0], "sticky")) {
-		if (kstrtobool(argv[1], &sticky)) {
-			DMERR("sticky: expected 0 or 1");
+	if (argc == 2 && (!strcmp(argv[0], "sticky") ||
+			  !strcmp(argv[0], "fail_writes"))) {
+		if (kstrtobool(argv[1], &on)) {
+			DMERR("%s: expected 0 or 1", argv[0]);
 			return -EINVAL;
 		}
 		spin_lock_irq(&b->lock);
-		b->sticky = sticky;
+		if (!strcmp(argv[0], "sticky"))
+			b->sticky = on;
+		else
+			b->fail_writes = on;
 		spin_unlock_irq(&b->lock);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[0], "hold")) {
+		if (kstrtoull(argv[1], 10, &s) || kstrtoull(argv[2], 10, &n) ||
+		    !n || s >= ti->len || n > ti->len - s) {
+			DMERR("hold: sectors out of range");
+			return -EINVAL;
+		}
+		spin_lock_irq(&b->lock);
+		b->hold_s = s;
+		b->hold_e = s + n;
+		spin_unlock_irq(&b->lock);
+		return 0;
+	}
+	if (argc == 1 && !strcmp(argv[0], "release")) {
+		lrbad_release(b);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[0], "discard")) {
@@ -262,8 +334,8 @@ static void lrbad_status(struct dm_target *ti, status_type_t type,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irq(&b->lock);
-		DMEMIT("%lu %lu %d %lu", b->nr_bad, b->failed_reads, b->sticky,
-		       b->nr_ff);
+		DMEMIT("%lu %lu %d %lu %lu %lu", b->nr_bad, b->failed_reads,
+		       b->sticky, b->nr_ff, b->failed_writes, b->nr_held);
 		spin_unlock_irq(&b->lock);
 		break;
 	case STATUSTYPE_TABLE:
@@ -285,13 +357,14 @@ static int lrbad_iterate_devices(struct dm_target *ti,
 
 static struct target_type lrbad_target = {
 	.name = "lraid-bad",
-	.version = {1, 1, 0},
+	.version = {1, 2, 0},
 	.module = THIS_MODULE,
 	.ctr = lrbad_ctr,
 	.dtr = lrbad_dtr,
 	.map = lrbad_map,
 	.end_io = lrbad_end_io,
 	.message = lrbad_message,
+	.presuspend = lrbad_presuspend,
 	.status = lrbad_status,
 	.iterate_devices = lrbad_iterate_devices,
 };
@@ -308,5 +381,5 @@ static void __exit lrbad_exit(void)
 
 module_init(lrbad_init);
 module_exit(lrbad_exit);
-MODULE_DESCRIPTION("lraid test target: unreadable sectors, discards that read 0xff");
+MODULE_DESCRIPTION("lraid test target: unreadable sectors, failing and slow writes, discards that read 0xff");
 MODULE_LICENSE("GPL");
