@@ -26,7 +26,9 @@
  *          a->fail_work, which writes a bit the I/O path set). Until the
  *          superblocks record a failed member (a->failed_recorded),
  *          finished write pieces are held on a->held (a->held_lock) and
- *          their callers not told: after a crash, a member whose failure
+ *          (full-stripe discards on a->held_dranges; held_lock is taken
+ *          from end_io too, so with interrupts off) and their callers not
+ *          told: after a crash, a member whose failure
  *          no superblock records would be trusted again, with the blocks
  *          it missed (md holds writes the same way).
  *
@@ -146,7 +148,8 @@ struct lraid_wreq {
 
 /* A full-stripe discard in flight: stripes [s0, s1), see lraid_io.c */
 struct lraid_drange {
-	struct list_head node;		/* a->dranges, a->drange_lock */
+	/* on a->dranges (a->drange_lock), then maybe a->held_dranges */
+	struct list_head node;
 	struct list_head parked;	/* wreqs waiting, a->drange_lock */
 	u64 s0, s1;
 	struct lraid_array *a;
@@ -248,8 +251,9 @@ struct lraid_array {
 	 * that finish while failed has more are parked on held.
 	 */
 	u32 failed_recorded;
-	spinlock_t held_lock;		/* guards held, failed_recorded */
+	spinlock_t held_lock;		/* guards the held lists, failed_recorded */
 	struct list_head held;		/* struct lraid_wreq, by wait */
+	struct list_head held_dranges;	/* struct lraid_drange, by node */
 	struct mutex sb_mutex;		/* superblock writes, events */
 
 	struct bio_set clone_bs;	/* clones of caller bios */

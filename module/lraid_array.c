@@ -389,6 +389,7 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	a->index = index;
 	spin_lock_init(&a->held_lock);
 	INIT_LIST_HEAD(&a->held);
+	INIT_LIST_HEAD(&a->held_dranges);
 	mutex_init(&a->sb_mutex);
 	ret = lraid_members_open(a, nr, devs);
 	if (ret) {

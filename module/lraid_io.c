@@ -114,23 +114,42 @@ static void lraid_fail_work(struct work_struct *work)
 }
 
 /*
- * A write piece finished while a member is failed that no superblock
- * records yet: park it, and complete its caller only once the record is
- * on disk (lraid_held_release()). Were the write acknowledged first and
- * the machine lost, the next assemble would trust the failed member again
- * and read its stale blocks where this write went to the others. False:
- * the failure is recorded meanwhile, complete it now. Worker context.
+ * A write piece (@wr) or a full-stripe discard (@d, from any context)
+ * finished while a member is failed that no superblock records yet: park
+ * it, and complete its caller only once the record is on disk
+ * (lraid_held_release()). Were the write acknowledged first and the
+ * machine lost, the next assemble would trust the failed member again and
+ * read its stale blocks where this write went to the others. False: the
+ * failure is recorded meanwhile, complete it now.
  */
-bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr)
+static bool lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
+		       struct lraid_drange *d)
 {
+	unsigned long flags;
 	bool hold;
 
-	spin_lock(&a->held_lock);
+	spin_lock_irqsave(&a->held_lock, flags);
 	hold = READ_ONCE(a->failed) & ~a->failed_recorded;
-	if (hold)
+	if (hold && wr)
 		list_add_tail(&wr->wait, &a->held);
-	spin_unlock(&a->held_lock);
+	else if (hold)
+		list_add_tail(&d->node, &a->held_dranges);
+	spin_unlock_irqrestore(&a->held_lock, flags);
 	return hold;
+}
+
+bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr)
+{
+	return lraid_hold(a, wr, NULL);
+}
+
+/* Complete the caller of a held piece; the array is lost if !@ok. */
+static void lraid_held_endio(struct lraid_array *a, struct bio *bio, bool ok)
+{
+	if (!ok)
+		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
+	bio_endio(bio);
+	percpu_ref_put(&a->active);
 }
 
 /*
@@ -142,26 +161,33 @@ bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr)
  */
 void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 {
+	struct lraid_drange *d, *dtmp;
 	struct lraid_wreq *wr, *tmp;
+	LIST_HEAD(dranges);
 	LIST_HEAD(done);
 
 	lockdep_assert_held(&a->sb_mutex);
-	spin_lock(&a->held_lock);
+	spin_lock_irq(&a->held_lock);
 	if (!ok)
 		recorded = READ_ONCE(a->failed);
 	WRITE_ONCE(a->failed_recorded, a->failed_recorded | recorded);
-	if (!(READ_ONCE(a->failed) & ~a->failed_recorded))
+	if (!(READ_ONCE(a->failed) & ~a->failed_recorded)) {
 		list_splice_init(&a->held, &done);
-	spin_unlock(&a->held_lock);
+		list_splice_init(&a->held_dranges, &dranges);
+	}
+	spin_unlock_irq(&a->held_lock);
 
 	list_for_each_entry_safe(wr, tmp, &done, wait) {
 		struct bio *bio = wr->bio;
 
-		if (!ok)
-			WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
 		mempool_free(wr, a->wreq_pool);
-		bio_endio(bio);
-		percpu_ref_put(&a->active);
+		lraid_held_endio(a, bio, ok);
+	}
+	list_for_each_entry_safe(d, dtmp, &dranges, node) {
+		struct bio *bio = d->bio;
+
+		mempool_free(d, a->drange_pool);
+		lraid_held_endio(a, bio, ok);
 	}
 }
 
@@ -630,16 +656,26 @@ static void lraid_drange_put(struct lraid_drange *d)
 	if (!atomic_dec_and_test(&d->pending))
 		return;
 	lraid_drange_end(a, d);
+	if (unlikely(READ_ONCE(a->failed) != READ_ONCE(a->failed_recorded)) &&
+	    lraid_hold(a, NULL, d))
+		return;
 	mempool_free(d, a->drange_pool);
 	bio_endio(bio);
 	percpu_ref_put(&a->active);
 }
 
+/*
+ * A member that fails a discard or write-zeroes of whole stripes is failed
+ * as for a failed write (md does the same): its blocks there no longer
+ * agree with the parity the others now hold.
+ */
 static void lraid_drange_endio(struct bio *piece)
 {
 	struct lraid_drange *d = piece->bi_private;
 
-	if (piece->bi_status)
+	if (piece->bi_status &&
+	    !lraid_member_write_error(d->a, container_of(piece,
+			struct lraid_clone, bio)->member, piece->bi_status))
 		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
 	bio_put(piece);
 	lraid_drange_put(d);
@@ -679,6 +715,7 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 					   s0 * g->chunk_sectors;
 		piece->bi_iter.bi_size = (u32)((s1 - s0) *
 				g->chunk_sectors) << SECTOR_SHIFT;
+		container_of(piece, struct lraid_clone, bio)->member = i;
 		piece->bi_private = d;
 		piece->bi_end_io = lraid_drange_endio;
 		atomic_inc(&d->pending);
