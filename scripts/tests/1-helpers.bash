@@ -40,11 +40,15 @@ lr_need() {
 lr_cleanup() {
 	local a d l
 	set +e
-	for a in "${LR_ARRAYS[@]}"; do
-		[ -e "/dev/$a" ] && "$LRAIDCTL" stop "$a" >/dev/null 2>&1
-	done
-	for d in /dev/md/lrtest /dev/md12[0-9]; do
-		[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
+	# md arrays may sit below lraid or above it (lr_md_raid0): the upper
+	# one stops first, the lower one on the second pass
+	for _ in 1 2; do
+		for a in "${LR_ARRAYS[@]}"; do
+			[ -e "/dev/$a" ] && "$LRAIDCTL" stop "$a" >/dev/null 2>&1
+		done
+		for d in /dev/md/lrtest /dev/md12[0-9]; do
+			[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
+		done
 	done
 	# bad-sector devices (lr_bad_setup): each holds a null_blk or loop below
 	for d in "${LR_BAD_DM[@]}"; do
@@ -144,6 +148,22 @@ lr_create() {
 	LR_ARRAYS+=("$name")
 	udevadm settle 2>/dev/null
 	[ -b "/dev/$name" ] || lr_fail "/dev/$name missing after create"
+}
+
+# lr_md_raid0 MD CHUNK_K DEV...: md raid0 MD (/dev/md120 to md129, which
+# lr_cleanup stops) over DEV... without a superblock and with iostats off,
+# so that md hands bios down as they come where it can; skips without md
+# raid0
+lr_md_raid0() {
+	local md=$1 chunk=$2
+	lr_need mdadm
+	modprobe -q raid0 2>/dev/null || true
+	grep -q raid0 /proc/mdstat 2>/dev/null || lr_skip "no md raid0 in this kernel"
+	mdadm --build "$md" --run --level=0 --raid-devices=$(($# - 2)) \
+		--chunk="$chunk" "${@:3}" >/dev/null 2>&1 ||
+		lr_fail "mdadm --build $md"
+	udevadm settle 2>/dev/null
+	echo 0 >"/sys/block/${md#/dev/}/queue/iostats"
 }
 
 # lr_fio DEV NAME ARGS...: fio with crc32c verify, fails on any error

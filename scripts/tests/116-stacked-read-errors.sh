@@ -12,24 +12,12 @@ set -euo pipefail
 . "$(dirname "$0")/1-helpers.bash"
 lr_need mdadm dmsetup
 lr_setup
-modprobe -q raid0 2>/dev/null || true
-grep -q raid0 /proc/mdstat 2>/dev/null || modprobe raid0 2>/dev/null ||
-	lr_skip "no md raid0 in this kernel"
 
 md=/dev/md126
-md_cleanup() {
-	[ -e "$md" ] && mdadm --stop "$md" >/dev/null 2>&1
-	lr_cleanup
-}
-trap md_cleanup EXIT
-
 # LR_BAD[0]: md raid0's first member; LR_BAD[1..4]: lraid0's members
 lr_bad_setup 5
 lr_create lraid0 --level 5 --chunk 64K "${LR_BAD[@]:1:4}"
-mdadm --build "$md" --run --level=0 --raid-devices=2 --chunk=64 \
-	"${LR_BAD[0]}" /dev/lraid0 >/dev/null 2>&1 || lr_fail "mdadm --build"
-udevadm settle 2>/dev/null
-echo 0 >"/sys/block/${md#/dev/}/queue/iostats"
+lr_md_raid0 "$md" 64 "${LR_BAD[0]}" /dev/lraid0
 # raid0 chunk 0 (bytes 0-64K) on LR_BAD[0], chunk 1 (64K-128K) on lraid0
 head -c 1M /dev/urandom >"$LR_TMP/data"
 dd if="$LR_TMP/data" of="$md" bs=1M oflag=direct status=none || lr_fail "write $md"

@@ -15,27 +15,13 @@ set -euo pipefail
 . "$(dirname "$0")/1-helpers.bash"
 lr_need mdadm dmsetup
 lr_setup
-modprobe -q raid0 2>/dev/null || true
-grep -q raid0 /proc/mdstat 2>/dev/null || modprobe raid0 2>/dev/null ||
-	lr_skip "no md raid0 in this kernel"
 
 md=/dev/md125
-# lraid over md over the lraid-bad device: stopped in that order
-md_cleanup() {
-	[ -e /dev/lraid0 ] && "$LRAIDCTL" stop lraid0 >/dev/null 2>&1
-	[ -e "$md" ] && mdadm --stop "$md" >/dev/null 2>&1
-	lr_cleanup
-}
-trap md_cleanup EXIT
-
 lr_bad_setup 1
 lr_members nullb 3 64
 # raid0 chunk 0 (the first 4 MiB: lraid's superblock and first stripes) on
 # the lraid-bad device
-mdadm --build "$md" --run --level=0 --raid-devices=2 --chunk=4096 \
-	"${LR_BAD[0]}" "${LR_M[2]}" >/dev/null 2>&1 || lr_fail "mdadm --build"
-udevadm settle 2>/dev/null
-echo 0 >"/sys/block/${md#/dev/}/queue/iostats"
+lr_md_raid0 "$md" 4096 "${LR_BAD[0]}" "${LR_M[2]}"
 lr_create lraid0 --level 5 --chunk 64K "${LR_M[0]}" "$md" "${LR_M[1]}"
 head -c 1M /dev/urandom >"$LR_TMP/data"
 head -c 4K /dev/urandom >"$LR_TMP/new"

@@ -254,6 +254,18 @@ static int lrbad_end_io(struct dm_target *ti, struct bio *bio,
 	return DM_ENDIO_DONE;
 }
 
+/* "<message> <sector> <count>": a non-empty range inside the target */
+static int lrbad_range(struct dm_target *ti, char **argv,
+		       unsigned long long *s, unsigned long long *n)
+{
+	if (kstrtoull(argv[1], 10, s) || kstrtoull(argv[2], 10, n) || !*n ||
+	    *s >= ti->len || *n > ti->len - *s) {
+		DMERR("%s: sectors out of range", argv[0]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int lrbad_message(struct dm_target *ti, unsigned int argc,
 			 char **argv, char *result, unsigned int maxlen)
 {
@@ -262,11 +274,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 	bool on;
 
 	if (argc == 3 && !strcmp(argv[0], "bad")) {
-		if (kstrtoull(argv[1], 10, &s) || kstrtoull(argv[2], 10, &n) ||
-		    !n || s >= ti->len || n > ti->len - s) {
-			DMERR("bad: sectors out of range");
+		if (lrbad_range(ti, argv, &s, &n))
 			return -EINVAL;
-		}
 		spin_lock_irq(&b->lock);
 		b->nr_bad += n - lrbad_count(b->bad, s, s + n);
 		bitmap_set(b->bad, s, n);
@@ -295,11 +304,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[0], "hold")) {
-		if (kstrtoull(argv[1], 10, &s) || kstrtoull(argv[2], 10, &n) ||
-		    !n || s >= ti->len || n > ti->len - s) {
-			DMERR("hold: sectors out of range");
+		if (lrbad_range(ti, argv, &s, &n))
 			return -EINVAL;
-		}
 		spin_lock_irq(&b->lock);
 		b->hold_s = s;
 		b->hold_e = s + n;
