@@ -317,7 +317,8 @@ bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);
 void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
 			      u64 sector, u32 sectors);
-bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr);
+bool __lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
+		  struct lraid_drange *d);
 void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
@@ -333,5 +334,22 @@ void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr);
 void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d);
 void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d);
 int lraid_worker_fn(void *data);
+
+/*
+ * A write piece @wr (worker) or a full-stripe discard @d (any context)
+ * finished: while a failed member is not recorded in the superblocks yet,
+ * park it and complete its caller only once the record is on disk
+ * (lraid_held_release()). Acknowledged first, a crash before the record
+ * would let the next assemble trust the failed member again and read its
+ * stale blocks where this write went to the others. True if parked; two
+ * loads and a compare when nothing waits to be recorded.
+ */
+static inline bool lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
+			      struct lraid_drange *d)
+{
+	if (likely(READ_ONCE(a->failed) == READ_ONCE(a->failed_recorded)))
+		return false;
+	return __lraid_hold(a, wr, d);
+}
 
 #endif /* LRAID_H */

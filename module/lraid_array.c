@@ -207,7 +207,7 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
  * it), and the others are written again with that recorded: one bad
  * member must not leave the rest behind. Then it fails only if no member
  * took the superblock. Writes held for an unrecorded failed member
- * (lraid_hold_write()) complete once a pass records it.
+ * (lraid_hold()) complete once a pass records it.
  */
 static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 {
@@ -828,7 +828,7 @@ void lraid_array_stop_all(void)
  * Write the failed set to the surviving members' superblocks: after
  * lraid_array_fail() and from a->fail_work (a member error in the I/O
  * path). Not under lraid_ctl_mutex: stop holds that while it waits for
- * the writes this releases (lraid_hold_write()).
+ * the writes this releases (lraid_hold()).
  */
 int lraid_array_record_failed(struct lraid_array *a)
 {

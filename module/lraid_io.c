@@ -113,17 +113,9 @@ static void lraid_fail_work(struct work_struct *work)
 	lraid_array_record_failed(a);
 }
 
-/*
- * A write piece (@wr) or a full-stripe discard (@d, from any context)
- * finished while a member is failed that no superblock records yet: park
- * it, and complete its caller only once the record is on disk
- * (lraid_held_release()). Were the write acknowledged first and the
- * machine lost, the next assemble would trust the failed member again and
- * read its stale blocks where this write went to the others. False: the
- * failure is recorded meanwhile, complete it now.
- */
-static bool lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
-		       struct lraid_drange *d)
+/* The slow half of lraid_hold(): a failed member is not recorded yet. */
+bool __lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
+		  struct lraid_drange *d)
 {
 	unsigned long flags;
 	bool hold;
@@ -136,11 +128,6 @@ static bool lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
 		list_add_tail(&d->node, &a->held_dranges);
 	spin_unlock_irqrestore(&a->held_lock, flags);
 	return hold;
-}
-
-bool lraid_hold_write(struct lraid_array *a, struct lraid_wreq *wr)
-{
-	return lraid_hold(a, wr, NULL);
 }
 
 /* Complete the caller of a held piece; the array is lost if !@ok. */
@@ -656,8 +643,7 @@ static void lraid_drange_put(struct lraid_drange *d)
 	if (!atomic_dec_and_test(&d->pending))
 		return;
 	lraid_drange_end(a, d);
-	if (unlikely(READ_ONCE(a->failed) != READ_ONCE(a->failed_recorded)) &&
-	    lraid_hold(a, NULL, d))
+	if (lraid_hold(a, NULL, d))
 		return;
 	mempool_free(d, a->drange_pool);
 	bio_endio(bio);

@@ -799,8 +799,7 @@ static void lraid_op_release(struct lraid_op *op)
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
-	if (unlikely(READ_ONCE(a->failed) != READ_ONCE(a->failed_recorded)) &&
-	    !(wr->flags & LRAID_WREQ_READ) && lraid_hold_write(a, wr)) {
+	if (!(wr->flags & LRAID_WREQ_READ) && lraid_hold(a, wr, NULL)) {
 		/* completes once the superblocks record the failed member */
 	} else {
 		mempool_free(wr, a->wreq_pool);
