@@ -310,8 +310,17 @@ static int lraid_disk_add(struct lraid_array *a)
 			a->index);
 	if (a->discard_op) {
 		l.max_discard_sectors = rounddown(UINT_MAX >> SECTOR_SHIFT, sdata);
-		l.discard_granularity =
-			roundup_pow_of_two((u32)sdata << SECTOR_SHIFT);
+		/*
+		 * The block layer cuts a discard at the first multiple of
+		 * the granularity (which must be a power of two) after its
+		 * start. The largest power of two that divides the stripe
+		 * width puts that cut on a stripe boundary, or before the
+		 * first whole stripe, so no whole stripe is lost to it; md's
+		 * stripe width rounded up would cut inside one when the
+		 * number of data members is not a power of two.
+		 */
+		l.discard_granularity = (g->chunk_sectors << SECTOR_SHIFT) <<
+					__ffs(g->nr_data);
 	}
 	if (wzeroes)
 		l.max_write_zeroes_sectors =
