@@ -260,6 +260,7 @@ struct lraid_array {
 	struct bio_set io_bs;		/* worker bios with bvecs */
 	mempool_t *wreq_pool;
 	mempool_t *flush_pool;
+	mempool_t *acct_pool;		/* struct lraid_acct */
 	struct workqueue_struct *wq;	/* flush continuation, retries */
 	struct delayed_work fail_work;	/* records a->failed on disk */
 	struct percpu_ref active;

@@ -109,7 +109,7 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 		.max_hw_discard_sectors = l->max_discard_sectors,
 		.discard_granularity = l->discard_granularity,
 		.max_write_zeroes_sectors = l->max_write_zeroes_sectors,
-		.features = BLK_FEAT_STABLE_WRITES,
+		.features = BLK_FEAT_STABLE_WRITES | BLK_FEAT_IO_STAT,
 	};
 
 	if (l->write_cache)
@@ -133,8 +133,24 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 	q->limits.discard_granularity = l->discard_granularity;
 	blk_queue_max_write_zeroes_sectors(q, l->max_write_zeroes_sectors);
 	blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	blk_queue_write_cache(q, l->write_cache, l->fua);
 	return disk;
+#endif
+}
+
+/*
+ * End the accounting of an I/O of @sectors on the lraid disk @bdev that
+ * bio_start_io_acct() started at @start (6.1 counted the sectors then).
+ */
+static inline void lraid_compat_acct_end(struct block_device *bdev,
+					 enum req_op op, unsigned int sectors,
+					 unsigned long start)
+{
+#if LRAID_NEW_BLOCK_API
+	bdev_end_io_acct(bdev, op, sectors, start);
+#else
+	bdev_end_io_acct(bdev, op, start);
 #endif
 }
 

@@ -16,6 +16,7 @@
 
 #define LRAID_WREQ_POOL		256
 #define LRAID_FLUSH_POOL	16
+#define LRAID_ACCT_POOL		256
 #define LRAID_DRANGE_POOL	4
 
 /*
@@ -33,7 +34,23 @@ struct lraid_rstash {
 	struct bvec_iter iter;		/* as submitted to lraid */
 	unsigned int member;
 	bool remapped;			/* BIO_REMAPPED as submitted */
+	bool acct;			/* accounted, since @start */
+	unsigned long start;
 	struct work_struct work;	/* error retry */
+};
+
+/*
+ * I/O accounting of the lraid disk itself (/sys/block/lraidN/stat, what
+ * iostat shows), which a bio-based driver must do: on by default and
+ * switched by queue/iostats, as md's. An in-place read keeps its start in
+ * its stash; any other bio has its completion hooked through this until
+ * the last of its pieces ends.
+ */
+struct lraid_acct {
+	bio_end_io_t *end_io;
+	void *private;
+	unsigned long start;
+	unsigned int sectors;
 };
 
 static struct kmem_cache *lraid_rstash_cache;
@@ -311,15 +328,21 @@ int lraid_io_init(struct lraid_array *a)
 						     sizeof(struct lraid_drange));
 	if (!a->drange_pool)
 		goto out_flush;
+	a->acct_pool = mempool_create_kmalloc_pool(LRAID_ACCT_POOL,
+						   sizeof(struct lraid_acct));
+	if (!a->acct_pool)
+		goto out_drange;
 	a->wq = alloc_workqueue("lraid%d", WQ_MEM_RECLAIM, 0, a->index);
 	if (!a->wq)
-		goto out_drange;
+		goto out_acct;
 	INIT_DELAYED_WORK(&a->fail_work, lraid_fail_work);
 	spin_lock_init(&a->drange_lock);
 	INIT_LIST_HEAD(&a->dranges);
 	init_waitqueue_head(&a->drange_wait);
 	return 0;
 
+out_acct:
+	mempool_destroy(a->acct_pool);
 out_drange:
 	mempool_destroy(a->drange_pool);
 out_flush:
@@ -349,6 +372,7 @@ void lraid_io_quiesce(struct lraid_array *a)
 void lraid_io_exit(struct lraid_array *a)
 {
 	destroy_workqueue(a->wq);
+	mempool_destroy(a->acct_pool);
 	mempool_destroy(a->drange_pool);
 	mempool_destroy(a->flush_pool);
 	mempool_destroy(a->wreq_pool);
@@ -360,6 +384,46 @@ void lraid_io_exit(struct lraid_array *a)
 static inline struct lraid_array *lraid_bio_array(struct bio *bio)
 {
 	return bio->bi_bdev->bd_disk->private_data;
+}
+
+/* Whether to account @bio, just submitted to lraid (not an empty flush). */
+static inline bool lraid_acct_on(struct bio *bio)
+{
+	return bio_sectors(bio) && blk_queue_io_stat(bio->bi_bdev->bd_disk->queue);
+}
+
+static void lraid_acct_endio(struct bio *bio)
+{
+	struct lraid_acct *ac = bio->bi_private;
+
+	bio->bi_end_io = ac->end_io;
+	bio->bi_private = ac->private;
+	lraid_compat_acct_end(bio->bi_bdev, bio_op(bio), ac->sectors,
+			      ac->start);
+	mempool_free(ac, lraid_bio_array(bio)->acct_pool);
+	bio_endio(bio);
+}
+
+/* Account @bio, @sectors long and started at @start, once it ends. */
+static void lraid_acct_hook(struct lraid_array *a, struct bio *bio,
+			    unsigned long start, unsigned int sectors)
+{
+	struct lraid_acct *ac = mempool_alloc(a->acct_pool, GFP_NOIO);
+
+	ac->end_io = bio->bi_end_io;
+	ac->private = bio->bi_private;
+	ac->start = start;
+	ac->sectors = sectors;
+	bio->bi_end_io = lraid_acct_endio;
+	bio->bi_private = ac;
+}
+
+/* Before @bio is dispatched: account it if queue/iostats asks for it. */
+static void lraid_acct_bio(struct lraid_array *a, struct bio *bio)
+{
+	if (lraid_acct_on(bio))
+		lraid_acct_hook(a, bio, bio_start_io_acct(bio),
+				bio_sectors(bio));
 }
 
 /* End of a clone or member bio whose bi_private is the caller's bio. */
@@ -421,6 +485,8 @@ static void lraid_read_retry(struct work_struct *work)
 	struct lraid_array *a = st->a;
 	struct bio *bio = st->private;
 
+	if (st->acct)
+		lraid_acct_hook(a, bio, st->start, bio_sectors(bio));
 	lraid_queue_pieces(a, bio, bio->bi_iter.bi_sector, bio_sectors(bio),
 			   LRAID_WREQ_READ, BIT(st->member));
 	kmem_cache_free(lraid_rstash_cache, st);
@@ -458,6 +524,10 @@ static void lraid_rstash_endio(struct bio *bio)
 		queue_work(a->wq, &st->work);
 		return;
 	}
+	if (st->acct)
+		lraid_compat_acct_end(st->bdev, REQ_OP_READ,
+				      st->iter.bi_size >> SECTOR_SHIFT,
+				      st->start);
 	kmem_cache_free(lraid_rstash_cache, st);
 	bio_endio(bio);
 	percpu_ref_put(&a->active);
@@ -493,7 +563,8 @@ static void lraid_read_piece_endio(struct bio *piece)
 
 /* Send @bio, all inside one chunk on healthy member @m->member, as is. */
 static bool lraid_read_remap(struct lraid_array *a, struct bio *bio,
-			     const struct lraid_map *m)
+			     const struct lraid_map *m, bool acct,
+			     unsigned long start)
 {
 	struct lraid_rstash *st;
 
@@ -507,6 +578,8 @@ static bool lraid_read_remap(struct lraid_array *a, struct bio *bio,
 	st->iter = bio->bi_iter;
 	st->member = m->member;
 	st->remapped = bio_flagged(bio, BIO_REMAPPED);
+	st->acct = acct;
+	st->start = start;
 	bio->bi_end_io = lraid_rstash_endio;
 	bio->bi_private = st;
 	percpu_ref_get(&a->active);
@@ -528,25 +601,31 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 	sector_t sector = bio->bi_iter.bi_sector;
 	u32 left = bio_sectors(bio), done = 0;
 	u32 failed = READ_ONCE(a->failed);
+	bool acct = lraid_acct_on(bio);
+	unsigned long start = acct ? bio_start_io_acct(bio) : 0;
+	struct lraid_map m;
+
+	/*
+	 * In place only if no one else can end the bio: a caller that chained
+	 * other bios to it (md raid0 or linear splitting a read across its
+	 * members) passes their errors into bi_status, which
+	 * lraid_rstash_endio() would take for its member's.
+	 */
+	lraid_geom_map(g, sector, &m);
+	if (left && left <= g->chunk_sectors - m.chunk_offset &&
+	    !(failed & BIT(m.member)) && !bio_flagged(bio, BIO_CHAIN) &&
+	    lraid_read_remap(a, bio, &m, acct, start))
+		return;
+	if (acct)
+		lraid_acct_hook(a, bio, start, left);
 
 	while (left) {
-		struct lraid_map m;
 		struct lraid_clone *c;
 		struct bio *clone;
 		u32 n;
 
 		lraid_geom_map(g, sector + done, &m);
 		n = min(left, g->chunk_sectors - m.chunk_offset);
-		/*
-		 * In place only if no one else can end the bio: a caller that
-		 * chained other bios to it (md raid0 or linear splitting a
-		 * read across its members) passes their errors into
-		 * bi_status, which lraid_rstash_endio() would take for its
-		 * member's.
-		 */
-		if (n == left && !done && !(failed & BIT(m.member)) &&
-		    !bio_flagged(bio, BIO_CHAIN) && lraid_read_remap(a, bio, &m))
-			return;
 		if (unlikely(failed & BIT(m.member))) {
 			lraid_queue_write(a, bio, sector + done, n,
 					  LRAID_WREQ_READ);
@@ -823,6 +902,7 @@ void lraid_submit_bio(struct bio *bio)
 		lraid_read(a, bio);
 		break;
 	case REQ_OP_WRITE:
+		lraid_acct_bio(a, bio);
 		if (bio->bi_opf & REQ_PREFLUSH) {
 			lraid_flush(a, bio);
 			break;
@@ -833,6 +913,7 @@ void lraid_submit_bio(struct bio *bio)
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
+		lraid_acct_bio(a, bio);
 		lraid_discard(a, bio);
 		break;
 	default:

@@ -12,6 +12,8 @@
 #   --runtime S      seconds per fio run (default 8), --ramp S (default 2)
 #   --rounds N       raw, md, lraid N times in turn, best kept (default 2)
 #   --md-threads N   md's group_thread_cnt (default 0, md's default)
+#   --iostats 0|1    queue/iostats of both md and lraid (default 1, both
+#                    drivers' default: they count I/O for iostat)
 #   --lraid-params P lraid.ko parameters, e.g. "parity=avx2"
 #   --icount         clock the guest by instructions executed (QEMU -icount):
 #                    ratios then measure CPU cost per I/O and do not depend
@@ -32,7 +34,7 @@ benv=()
 icount=
 
 usage() {
-	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--rounds) benv+=("BENCH_ROUNDS=$2"); shift 2 ;;
 	--lraid-params) benv+=("BENCH_LRAID_PARAMS=$2"); shift 2 ;;
 	--md-threads) benv+=("BENCH_MD_THREADS=$2"); shift 2 ;;
+	--iostats) benv+=("BENCH_IOSTATS=$2"); shift 2 ;;
 	--icount) icount="-icount shift=2,sleep=on"; shift ;;
 	--no-build) build=0; shift ;;
 	-h | --help) usage 0 ;;

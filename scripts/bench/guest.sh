@@ -27,6 +27,7 @@ chunk_k=${BENCH_CHUNK_K:-64}
 export RUNTIME=${BENCH_RUNTIME:-8} RAMP=${BENCH_RAMP:-2}
 export ENGINE=${BENCH_ENGINE:-libaio}
 md_threads=${BENCH_MD_THREADS:-0}
+iostats=${BENCH_IOSTATS:-1}
 # Each level runs raw, md, lraid this many times in turn; the report takes
 # the best of the rounds (other load on the host only ever slows a run).
 rounds=${BENCH_ROUNDS:-2}
@@ -153,7 +154,8 @@ bench_md() {
 	udevadm settle 2>/dev/null
 	local dev=$md sys=/sys/block/${md#/dev/}/md
 	[ "$md_threads" != 0 ] && echo "$md_threads" >"$sys/group_thread_cnt"
-	echo "   $dev: $(cat "$sys/level") chunk $(cat "$sys/chunk_size") stripe_cache $(cat "$sys/stripe_cache_size") group_thread_cnt $(cat "$sys/group_thread_cnt") sync $(cat "$sys/sync_action")"
+	echo "$iostats" >"/sys/block/${md#/dev/}/queue/iostats"
+	echo "   $dev: $(cat "$sys/level") chunk $(cat "$sys/chunk_size") stripe_cache $(cat "$sys/stripe_cache_size") group_thread_cnt $(cat "$sys/group_thread_cnt") sync $(cat "$sys/sync_action") iostats $(cat "/sys/block/${md#/dev/}/queue/iostats")"
 	for j in "${jobs[@]}"; do
 		fio_run "r$level-md-$j-$round" "$j" "$dev"
 	done
@@ -178,6 +180,8 @@ bench_lraid() {
 		[ -b /dev/lraid0 ] && break
 		sleep 0.1
 	done
+	echo "$iostats" >/sys/block/lraid0/queue/iostats
+	echo "   /dev/lraid0: iostats $(cat /sys/block/lraid0/queue/iostats)"
 	for j in "${jobs[@]}"; do
 		fio_run "r$level-lraid-$j-$round" "$j" /dev/lraid0 ||
 			dmesg | tail -20 >"$out/fio/r$level-lraid-$j-$round.dmesg"
@@ -209,6 +213,7 @@ done
 	echo "ramp=$RAMP"
 	echo "engine=$ENGINE"
 	echo "md_group_thread_cnt=$md_threads"
+	echo "iostats=$iostats"
 	echo "rounds=$rounds"
 	echo "lraid_params=${BENCH_LRAID_PARAMS:-}"
 	echo "fio=$(fio --version)"
