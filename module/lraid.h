@@ -7,6 +7,8 @@
  * ---------------------------------------------------------
  * Global:  lraid_arrays[] (index -> array) is guarded by lraid_ctl_mutex;
  *          only create/assemble/stop/info take it, never the I/O path.
+ *          A create drops it while it zeroes members, with its index
+ *          reserved in lraid_creating (lraid_array_find() says -EBUSY).
  *
  * Array:   geometry, members and the gendisk are written once before
  *          add_disk() and are read-only afterwards, so the I/O path reads
@@ -306,7 +308,7 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
 int lraid_array_record_failed(struct lraid_array *a);
-struct lraid_array *lraid_array_get(int index);	/* ctl mutex held */
+int lraid_array_find(int index, struct lraid_array **ap);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 
 /* lraid_io.c */

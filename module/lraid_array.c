@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -32,12 +33,26 @@ module_param(devices_handle_discard_safely, bool, 0644);
 MODULE_PARM_DESC(devices_handle_discard_safely,
 		 "Y if every member reads zeroes from discarded ranges: discard full stripes with discard, not write-zeroes");
 
-struct lraid_array *lraid_array_get(int index)
+/*
+ * Indexes whose create is zeroing members: reserved, but with no array in
+ * lraid_arrays[] yet and lraid_ctl_mutex not held while the zeroing runs.
+ */
+static DECLARE_BITMAP(lraid_creating, LRAID_MAX_ARRAYS);
+
+/*
+ * The running array at @index in *@ap; -EBUSY while a create of that index
+ * is still zeroing its members, -ENODEV when there is none.
+ */
+int lraid_array_find(int index, struct lraid_array **ap)
 {
 	lockdep_assert_held(&lraid_ctl_mutex);
+	*ap = NULL;
 	if (index < 0 || index >= LRAID_MAX_ARRAYS)
-		return NULL;
-	return lraid_arrays[index];
+		return -ENODEV;
+	if (test_bit(index, lraid_creating))
+		return -EBUSY;
+	*ap = lraid_arrays[index];
+	return *ap ? 0 : -ENODEV;
 }
 
 static const struct block_device_operations lraid_fops = {
@@ -392,6 +407,11 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	lockdep_assert_held(&lraid_ctl_mutex);
 	if (lraid_arrays[index])
 		return ERR_PTR(-EEXIST);
+	if (test_bit(index, lraid_creating)) {
+		pr_warn_ratelimited("lraid%d is being created (zeroing its members)\n",
+				    index);
+		return ERR_PTR(-EBUSY);
+	}
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return ERR_PTR(-ENOMEM);
@@ -459,24 +479,123 @@ static int lraid_create_check(const struct lraid_create_args *args)
 	return 0;
 }
 
-/* Zero every member's data area: all-zero data has all-zero P and Q. */
-static int lraid_create_zero(struct lraid_array *a)
-{
-	unsigned int i;
-	int ret;
+/*
+ * Creating without --assume-clean zeroes every member's data area (all-zero
+ * data has all-zero P and Q). One work item per member, so the members are
+ * written at once; each goes in pieces of LRAID_ZERO_PIECE sectors and stops
+ * between two pieces once asked to (the creator was killed, or another
+ * member failed). lraid_ctl_mutex is not held meanwhile: on a large array
+ * without write-zeroes offload this takes hours, and the other arrays must
+ * stay manageable.
+ */
+#define LRAID_ZERO_PIECE	(SZ_128M >> SECTOR_SHIFT)
 
-	for (i = 0; i < a->geom.nr_members; i++) {
-		ret = blkdev_issue_zeroout(a->members[i].b.bdev,
-					   a->data_offset,
-					   a->geom.member_sectors,
+struct lraid_zero;
+
+struct lraid_zero_work {
+	struct work_struct work;
+	struct lraid_zero *z;
+	struct block_device *bdev;
+};
+
+struct lraid_zero {
+	sector_t start, len;
+	bool stop;			/* READ_ONCE: workers leave after a piece */
+	int error;			/* first error, cmpxchg */
+	atomic_t pending;		/* work items not finished */
+	struct completion done;		/* pending reached zero */
+	struct lraid_zero_work w[LRAID_MAX_MEMBERS];
+};
+
+static void lraid_zero_fn(struct work_struct *work)
+{
+	struct lraid_zero_work *w = container_of(work, struct lraid_zero_work,
+						 work);
+	struct lraid_zero *z = w->z;
+	sector_t done = 0;
+	int ret = 0;
+
+	while (done < z->len && !READ_ONCE(z->stop)) {
+		sector_t n = min_t(sector_t, z->len - done, LRAID_ZERO_PIECE);
+
+		ret = blkdev_issue_zeroout(w->bdev, z->start + done, n,
 					   GFP_KERNEL, 0);
 		if (ret) {
-			pr_err("create: zeroing %pg failed: %d\n",
-			       a->members[i].b.bdev, ret);
-			return ret;
+			pr_err("create: zeroing %pg failed: %d\n", w->bdev, ret);
+			cmpxchg(&z->error, 0, ret);
+			WRITE_ONCE(z->stop, true);
+			break;
 		}
+		done += n;
 	}
-	return 0;
+	if (atomic_dec_and_test(&z->pending))
+		complete(&z->done);
+}
+
+/*
+ * Erase every member's superblock block, then zero the data areas in
+ * parallel. The erase comes first so that an interrupted or failed create
+ * does not leave an older superblock describing data now partly zeroed.
+ * Returns -EINTR if the caller is killed while it waits.
+ */
+static int lraid_create_zero(struct lraid_array *a)
+{
+	unsigned int i, nr = a->geom.nr_members;
+	struct workqueue_struct *wq;
+	struct lraid_zero *z;
+	struct page *page;
+	u64 t0 = ktime_get_ns();
+	int ret = 0;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	for (i = 0; i < nr && !ret; i++) {
+		ret = lraid_sb_io(a->members[i].b.bdev, page,
+				  REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+		if (ret)
+			pr_err("create: erasing the superblock of %pg failed: %d\n",
+			       a->members[i].b.bdev, ret);
+	}
+	__free_page(page);
+	if (ret)
+		return ret;
+
+	z = kzalloc(sizeof(*z), GFP_KERNEL);
+	wq = alloc_workqueue("lraid%d_zero", WQ_UNBOUND, nr, a->index);
+	if (!z || !wq) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	z->start = a->data_offset;
+	z->len = a->geom.member_sectors;
+	atomic_set(&z->pending, nr);
+	init_completion(&z->done);
+	pr_info("lraid%d: zeroing %u members, %llu MiB each (interrupt to abort)\n",
+		a->index, nr, (u64)z->len >> (20 - SECTOR_SHIFT));
+	for (i = 0; i < nr; i++) {
+		z->w[i].z = z;
+		z->w[i].bdev = a->members[i].b.bdev;
+		INIT_WORK(&z->w[i].work, lraid_zero_fn);
+		queue_work(wq, &z->w[i].work);
+	}
+	if (wait_for_completion_killable(&z->done)) {
+		WRITE_ONCE(z->stop, true);
+		wait_for_completion(&z->done);
+		cmpxchg(&z->error, 0, -EINTR);
+	}
+	ret = z->error;
+	if (ret == -EINTR)
+		pr_info("lraid%d: create interrupted while zeroing members\n",
+			a->index);
+	else if (!ret)
+		pr_info("lraid%d: members zeroed in %llu s\n", a->index,
+			div_u64(ktime_get_ns() - t0, NSEC_PER_SEC));
+out:
+	if (wq)
+		destroy_workqueue(wq);
+	kfree(z);
+	return ret;
 }
 
 static int __lraid_array_create(const struct lraid_create_args *args)
@@ -520,11 +639,17 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	a->clean = false;
 
 	/*
-	 * Parity must match the data before the array is used. An initial
+	 * Parity must match the data before the array is used. The index
+	 * stays reserved while lraid_ctl_mutex is dropped for the zeroing;
+	 * the members are ours already (opened exclusively). An initial
 	 * background resync instead of zeroing is future work.
 	 */
 	if (!args->assume_clean) {
+		set_bit(a->index, lraid_creating);
+		mutex_unlock(&lraid_ctl_mutex);
 		ret = lraid_create_zero(a);
+		mutex_lock(&lraid_ctl_mutex);
+		clear_bit(a->index, lraid_creating);
 		if (ret)
 			goto out_abort;
 	}
@@ -763,13 +888,11 @@ int lraid_array_stop(int index)
 	int ret = 0;
 
 	mutex_lock(&lraid_ctl_mutex);
-	a = lraid_arrays[index];
-	if (!a) {
-		ret = -ENODEV;
-	} else if (disk_openers(a->disk)) {
+	ret = lraid_array_find(index, &a);
+	if (!ret && disk_openers(a->disk)) {
 		pr_warn_ratelimited("lraid%d: in use, not stopping\n", index);
 		ret = -EBUSY;
-	} else {
+	} else if (!ret) {
 		lraid_array_teardown(a);
 	}
 	mutex_unlock(&lraid_ctl_mutex);
@@ -790,11 +913,9 @@ int lraid_array_fail(int index, dev_t dev)
 	int ret = 0;
 
 	mutex_lock(&lraid_ctl_mutex);
-	a = lraid_arrays[index];
-	if (!a) {
-		ret = -ENODEV;
+	ret = lraid_array_find(index, &a);
+	if (ret)
 		goto out;
-	}
 	for (i = 0; i < a->geom.nr_members; i++)
 		if (a->members[i].b.bdev && a->members[i].dev == dev)
 			break;

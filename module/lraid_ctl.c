@@ -182,10 +182,9 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 	       sizeof(*c) - offsetof(struct lraid_ioc_info, level));
 
 	mutex_lock(&lraid_ctl_mutex);
-	a = lraid_array_get(c->index);
-	if (!a) {
+	ret = lraid_array_find(c->index, &a);
+	if (ret) {
 		mutex_unlock(&lraid_ctl_mutex);
-		ret = -ENODEV;
 		goto out;
 	}
 	c->level = a->geom.level;

@@ -445,6 +445,9 @@ static int cmd_create(int argc, char **argv)
 	c.level = level;
 	c.nr_members = nm;
 	c.chunk_bytes = chunk;
+	if (!(c.flags & LRAID_CREATE_ASSUME_CLEAN) && isatty(STDERR_FILENO))
+		fprintf(stderr, "lraidctl: zeroing the members' data areas first: a full write of each\n"
+			"member without write-zeroes offload (interrupt to abort; --assume-clean skips it)\n");
 	if (member_ioctl("create", c.index, nm, argv + first_member,
 			 LRAID_IOC_CREATE, &c, &c.member_fds))
 		return 1;
