@@ -13,7 +13,9 @@
 #     stopped from time to time.
 #  2. Races: one loop assembles and stops lraid0, one fails members of
 #     it, one reads and writes it and one asks for its details, for a
-#     while, all at once.
+#     while, all at once; meanwhile one loop creates lraid1 (zeroing its
+#     members, without the control mutex) and stops it, and the details
+#     loop asks for lraid1 and stops it too.
 # After each part no array is left, every member can be opened
 # exclusively again (no claim leaked), a fresh create, write, verify and
 # stop work, and the module unloads (no reference leaked). vm-run fails
@@ -203,7 +205,9 @@ settled "after random ioctls"
 lr_log "assemble/stop, fail, I/O and detail racing for ${race_secs}s"
 lr_create lraid0 --level 6 --chunk 64K "${m[@]}"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
-LR_ARRAYS=(lraid0)
+LR_ARRAYS=(lraid0 lraid1)
+lr_members loop 3 32
+z=("${LR_M[@]}")
 end=$((SECONDS + race_secs))
 (
 	while [ $SECONDS -lt $end ]; do
@@ -228,9 +232,20 @@ fl=$!
 (
 	while [ $SECONDS -lt $end ]; do
 		"$LRAIDCTL" detail lraid0 >/dev/null 2>&1 || true
+		"$LRAIDCTL" detail lraid1 >/dev/null 2>&1 || true
+		"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
 	done
 ) &
 dt=$!
+(
+	while [ $SECONDS -lt $end ]; do
+		if "$LRAIDCTL" create lraid1 --level 5 "${z[@]}" >/dev/null 2>&1; then
+			echo >>"$LR_TMP/created"
+		fi
+		"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
+	done
+) &
+cr=$!
 (
 	while [ $SECONDS -lt $end ]; do
 		# nocreat: no regular file in /dev while lraid0 is stopped
@@ -244,21 +259,25 @@ dt=$!
 	done
 ) &
 io=$!
-for p in $asm $fl $dt $io; do
+for p in $asm $fl $dt $io $cr; do
 	wait "$p" || lr_fail "a race loop failed"
 done
-touch "$LR_TMP/assembled" "$LR_TMP/stopped" "$LR_TMP/read"
+touch "$LR_TMP/assembled" "$LR_TMP/stopped" "$LR_TMP/read" "$LR_TMP/created"
 n_asm=$(wc -l <"$LR_TMP/assembled")
+n_cre=$(wc -l <"$LR_TMP/created")
 n_stop=$(wc -l <"$LR_TMP/stopped")
 n_read=$(wc -l <"$LR_TMP/read")
-echo "$n_asm assembles, $n_stop stops, $n_read reads of 256 KiB went through"
-if [ "$n_asm" -lt 2 ] || [ "$n_stop" -lt 1 ] || [ "$n_read" -lt 1 ]; then
+echo "$n_asm assembles, $n_stop stops, $n_read reads of 256 KiB, $n_cre creates of lraid1 went through"
+if [ "$n_asm" -lt 2 ] || [ "$n_stop" -lt 1 ] || [ "$n_read" -lt 1 ] ||
+	[ "$n_cre" -lt 1 ]; then
 	lr_fail "the races hardly ran: nothing to conclude"
 fi
 # a member the fail loop failed is stale now: clear the superblocks
 "$LRAIDCTL" stop lraid0 >/dev/null 2>&1 || true
+"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
 for d in "${m[@]}"; do
 	dd if=/dev/zero of="$d" bs=1M count=1 oflag=direct status=none
 done
+m+=("${z[@]}")	# lraid1's members must be free too
 settled "after the races"
 echo "PASS: control device fuzzing and races leave the kernel clean (seed $seed)"
