@@ -321,7 +321,7 @@ static const char *errno_hint(int e)
 {
 	switch (e) {
 	case EBUSY:
-		return " (a member or the array is in use: mounted, opened exclusively or part of another array)";
+		return " (a member or the array is in use: mounted, opened exclusively, part of another array, or being created)";
 	case EEXIST:
 		return " (that array number is already running)";
 	case ENODEV:
@@ -750,7 +750,9 @@ static int cmd_detail(int argc, char **argv)
 		int e = errno;
 
 		err("detail lraid%u failed: %s%s", c.index, strerror(e),
-		    e == ENODEV ? " (array not running)" : "");
+		    e == ENODEV ? " (array not running)" :
+		    e == EBUSY ? " (being created: its members are being zeroed)" :
+		    "");
 		close(ctl);
 		return 1;
 	}

@@ -110,7 +110,7 @@ running "$pid" || lr_fail "detail lraid0 waited for the create of lraid1 to fini
 if "$LRAIDCTL" detail lraid1 >"$LR_TMP/d.out" 2>&1; then
 	lr_fail "detail of the array being created succeeded"
 fi
-grep -q "busy" "$LR_TMP/d.out" || lr_fail "detail lraid1: $(cat "$LR_TMP/d.out")"
+grep -q "busy.*being created" "$LR_TMP/d.out" || lr_fail "detail lraid1: $(cat "$LR_TMP/d.out")"
 if "$LRAIDCTL" stop lraid1 >"$LR_TMP/s.out" 2>&1; then
 	lr_fail "stop of the array being created succeeded"
 fi
