@@ -195,7 +195,8 @@ enum sb_field {
 	F_VERSION_0, F_VERSION_2, F_INCOMPAT, F_LEVEL_0, F_LEVEL_4, F_LEVEL_7,
 	F_LAYOUT, F_MEMBERS_2, F_MEMBERS_33, F_MEMBERS_HUGE, F_ROLE_N,
 	F_ROLE_HUGE, F_CHUNK_0, F_CHUNK_4, F_CHUNK_24, F_CHUNK_2M,
-	F_CHUNK_WRAP, F_STATE, F_FAILED, F_RESERVED0, F_RESERVED_FIRST,
+	F_CHUNK_WRAP, F_EVENTS_MAX,
+	F_STATE, F_FAILED, F_RESERVED0, F_RESERVED_FIRST,
 	F_RESERVED_LAST, F_NAME_SLASH, F_NAME_SPACE, F_NAME_NONUL,
 	F_NAME_TAIL, F_DOFF_0, F_DOFF_4, F_DOFF_UNALIGNED, F_DOFF_HUGE,
 	F_DSIZE_0, F_DSIZE_PARTIAL, F_DSIZE_BEYOND, F_DSIZE_WRAP, F_DEV_SMALL,
@@ -266,6 +267,9 @@ static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
 	case F_CHUNK_WRAP:
 		/* << 9 would wrap to 64 KiB */
 		sb->chunk_sectors = cpu_to_le32((1U << 23) + 128);
+		break;
+	case F_EVENTS_MAX:
+		sb->events = cpu_to_le64(~0ULL);
 		break;
 	case F_STATE:
 		sb->state = cpu_to_le32(0x3);
@@ -410,6 +414,20 @@ static void sb_corrupt_fields(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, out.ro_only);
 	KUNIT_EXPECT_EQ(test, out.feature_compat, 0x10U);
 
+	/* an unknown compat or ro_compat field may live in the reserved area */
+	sb->reserved[0] = 1;
+	sb->reserved0 = cpu_to_le32(2);
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
+	sb->feature_compat = 0;
+	sb->feature_ro_compat = cpu_to_le32(0x10);
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), 0);
+	KUNIT_EXPECT_TRUE(test, out.ro_only);
+	sb->feature_ro_compat = 0;
+	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(sb, &out, &why), -EINVAL);
+
 	/* validate() refuses the same things before an encode */
 	in.level = 4;
 	KUNIT_EXPECT_EQ(test, lraid_sb_validate(&in, &why), -EINVAL);
@@ -500,22 +518,40 @@ static void sb_check_set(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs + 3, 2, &fresh, &why),
 			-ENODEV);
 
-	/* stale event counts: the newest wins, whatever its position */
+	/*
+	 * Stale event counts: the newest wins, whatever its position. One
+	 * behind is fresh (a superblock pass cut short between members),
+	 * two behind missed writes.
+	 */
 	sb_set(sbs, 5, 4);
 	sbs[1].events = 41;
 	KUNIT_EXPECT_EQ(test, lraid_sb_newest(sbs, 4), 0U);
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xfU);
+	sbs[1].events = 40;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
 	KUNIT_EXPECT_EQ(test, fresh, 0xdU);
-	sbs[0].events = 40;
-	sbs[2].events = 40;
-	sbs[3].events = 40;
+	sbs[0].events = 38;
+	sbs[2].events = 38;
+	sbs[3].events = 38;
 	KUNIT_EXPECT_EQ(test, lraid_sb_newest(sbs, 4), 1U);
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
 			-ENODEV);
-	sbs[2].events = 41;
-	sbs[3].events = 41;
+	sbs[2].events = 39;
+	sbs[3].events = 40;
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
 	KUNIT_EXPECT_EQ(test, fresh, 0xeU);
+
+	/* a member rebuilt only partly is never fresh */
+	sb_set(sbs, 5, 4);
+	sbs[2].recovery_offset = 1024;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xbU);
+	sbs[3].recovery_offset = 0;
+	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why),
+			-ENODEV);
+	KUNIT_EXPECT_EQ(test, lraid_sb_force(sbs, 4, &fresh), 0U);
+	KUNIT_EXPECT_EQ(test, fresh, 0x3U);
 
 	/* the newest superblock's failed set overrides equal events */
 	sb_set(sbs, 6, 6);
@@ -643,8 +679,13 @@ static void sb_roles(struct kunit *test)
 	}
 	sb_expect_roles(test, sbs, 4, 0, 0xd, 0, 0x2, 0x10);
 
-	/* a member behind without a recorded failure is stale ("non-fresh") */
+	/*
+	 * A member more than one event behind without a recorded failure is
+	 * stale ("non-fresh"); one behind is fresh.
+	 */
 	sb_set(sbs, 6, 5);
+	sbs[3].events = 41;
+	sb_expect_roles(test, sbs, 5, 0, 0x1f, 0, 0, 0);
 	sbs[3].events = 40;
 	sb_expect_roles(test, sbs, 5, 0, 0x17, 0x8, 0, 0);
 

@@ -157,6 +157,8 @@ struct lraid_drange {
 	struct lraid_array *a;
 	struct bio *bio;
 	atomic_t pending;		/* member bios in flight, plus one */
+	atomic_t took;			/* members that carried it out */
+	atomic_t notsupp;		/* members that answered NOTSUPP */
 };
 
 struct lraid_shard {
@@ -224,6 +226,8 @@ struct lraid_worker {
 	struct lraid_scratch *scratch;	/* parity source pointers */
 };
 
+struct lraid_sb_info;
+
 struct lraid_array {
 	int index;
 	struct gendisk *disk;
@@ -238,6 +242,10 @@ struct lraid_array {
 	u64 bitmap_offset;		/* superblock fields kept as read */
 	u64 bitmap_sectors;
 	u64 bitmap_region_sectors;
+	u32 feature_compat;		/* kept: unknown bits stay set */
+	/* superblock pass buffers (sb_mutex): a pass must not allocate */
+	struct page *sb_page;
+	struct lraid_sb_info *sb_buf;
 	/* what a full-stripe discard sends to members (0: discard is off) */
 	enum req_op discard_op;
 	struct lraid_member members[LRAID_MAX_MEMBERS];

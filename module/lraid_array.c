@@ -212,34 +212,32 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
 	sb->failed_mask = failed;
+	sb->feature_compat = a->feature_compat;
 }
 
 /*
  * Write every surviving member's superblock from the array state (FUA).
- * @strict (create, assemble): stop at the first error and return it.
- * Otherwise a member that fails the write is marked failed, as md does (a
- * member that cannot record the array state cannot be trusted to hold
- * it), and the others are written again with that recorded: one bad
- * member must not leave the rest behind. Then it fails only if no member
- * took the superblock. Writes held for an unrecorded failed member
- * (lraid_hold()) complete once a pass records it.
+ * @strict (create, assemble): an error fails the pass, but the other
+ * members are still written, so that they stay one event apart at most
+ * from the one that failed (which assembly then takes as fresh) instead
+ * of a first part of the members moving on alone. Otherwise a member
+ * that fails the write is marked failed, as md does (a member that cannot
+ * record the array state cannot be trusted to hold it), and the others
+ * are written again with that recorded: one bad member must not leave the
+ * rest behind. Then it fails only if no member took the superblock.
+ * Writes held for an unrecorded failed member (lraid_hold()) complete
+ * once a pass records it.
  */
 static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 {
-	struct lraid_sb_info *sb;
+	struct lraid_sb_info *sb = a->sb_buf;
+	struct page *page = a->sb_page;
 	unsigned int i, written;
-	struct page *page;
 	u32 failed;
 	bool again;
 	int ret = 0, err;
 
 	lockdep_assert_held(&a->sb_mutex);
-	sb = kmalloc(sizeof(*sb), GFP_KERNEL);
-	page = alloc_page(GFP_KERNEL);
-	if (!sb || !page) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	do {
 		again = false;
 		written = 0;
@@ -258,9 +256,11 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 			}
 			pr_err("lraid%d: superblock write to %pg failed: %d\n",
 			       a->index, a->members[i].b.bdev, err);
+			if (strict) {
+				ret = ret ?: err;
+				continue;
+			}
 			ret = err;
-			if (strict)
-				goto out;
 			if (lraid_fail_member(a, i, true) > 0) {
 				pr_crit("lraid%d: %pg (role %u) marked failed: its superblock cannot be written\n",
 					a->index, a->members[i].b.bdev, i);
@@ -269,13 +269,11 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 			}
 		}
 	} while (again);
+	if (strict && ret)
+		return ret;
 	if (written)
 		ret = 0;
 	lraid_held_release(a, failed, written);
-out:
-	if (page)
-		__free_page(page);
-	kfree(sb);
 	return ret;
 }
 
@@ -390,6 +388,9 @@ out_io:
 static void lraid_array_free(struct lraid_array *a)
 {
 	mutex_destroy(&a->sb_mutex);
+	if (a->sb_page)
+		__free_page(a->sb_page);
+	kfree(a->sb_buf);
 	kfree(a);
 }
 
@@ -420,7 +421,15 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	INIT_LIST_HEAD(&a->held);
 	INIT_LIST_HEAD(&a->held_dranges);
 	mutex_init(&a->sb_mutex);
-	ret = lraid_members_open(a, nr, devs);
+	/*
+	 * Allocated up front: the pass that records a failed member releases
+	 * the writes held for it, and reclaim could wait on those.
+	 */
+	a->sb_page = alloc_page(GFP_KERNEL);
+	a->sb_buf = kmalloc(sizeof(*a->sb_buf), GFP_KERNEL);
+	ret = a->sb_page && a->sb_buf ? 0 : -ENOMEM;
+	if (!ret)
+		ret = lraid_members_open(a, nr, devs);
 	if (ret) {
 		lraid_array_free(a);
 		return ERR_PTR(ret);
@@ -471,8 +480,10 @@ static int lraid_create_check(const struct lraid_create_args *args)
 				    args->chunk_bytes);
 		return -EINVAL;
 	}
-	if (args->data_offset & 7 || args->data_offset > (1ULL << 32)) {
-		pr_warn_ratelimited("create: bad data offset %llu\n",
+	if (args->data_offset && (args->data_offset & 7 ||
+				  args->data_offset < 2 * LRAID_SB_SECTORS ||
+				  args->data_offset > (1ULL << 32))) {
+		pr_warn_ratelimited("create: data offset %llu is not 0 (default) or a multiple of 8 sectors in 16..2^32\n",
 				    args->data_offset);
 		return -EINVAL;
 	}
@@ -756,6 +767,11 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				sbs[i].events, sbs[newest].events,
 				sbs[newest].failed_mask & BIT(sbs[i].role) ?
 				", recorded failed" : "");
+		else if ((r.stale & BIT(sbs[i].role)) &&
+			 sbs[i].recovery_offset != LRAID_SB_IN_SYNC)
+			pr_warn("lraid%d: %pg (role %u) is stale: rebuilt only up to sector %llu; not used\n",
+				a->index, a->members[i].b.bdev, sbs[i].role,
+				sbs[i].recovery_offset);
 		else if (r.stale & BIT(sbs[i].role))
 			pr_warn("lraid%d: %pg (role %u) is stale (not fresh): events %llu, array at %llu; not used\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
@@ -825,6 +841,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	a->bitmap_offset = ref->bitmap_offset;
 	a->bitmap_sectors = ref->bitmap_sectors;
 	a->bitmap_region_sectors = ref->bitmap_region_sectors;
+	a->feature_compat = ref->feature_compat;
 	strscpy(a->name, ref->name, sizeof(a->name));
 	a->events = ref->events + 1;
 	if (!(ref->state & LRAID_SB_STATE_CLEAN))

@@ -239,8 +239,7 @@ static __printf(4, 5) bool lraid_member_error(struct lraid_array *a,
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status)
 {
-	if (status == BLK_STS_NOTSUPP)
-		return false;
+	/* NOTSUPP too: the member skipped what the others wrote */
 	return lraid_member_error(a, role, true, "write error %d",
 				  blk_status_to_errno(status));
 }
@@ -455,13 +454,19 @@ static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 			       u64 start, u64 nr, u32 flags, u32 avoid);
 
 /*
- * A member failed a healthy read of logical @sector: true when the read
- * should be served again by reconstruction around that member.
+ * A member failed a healthy read (flags @opf) of logical @sector: true when
+ * the read should be served again by reconstruction around that member.
+ * Not readahead: blk-mq sends it failfast, so its error may be a transport
+ * hiccup, not the medium, and must neither count against the member nor
+ * write rebuilt blocks over it; the page cache reads again without
+ * REQ_RAHEAD when it needs the data.
  */
 static bool lraid_read_error(struct lraid_array *a, blk_status_t status,
-			     unsigned int member, sector_t sector)
+			     blk_opf_t opf, unsigned int member,
+			     sector_t sector)
 {
-	if (status == BLK_STS_NOTSUPP || status == BLK_STS_AGAIN)
+	if (status == BLK_STS_NOTSUPP || status == BLK_STS_AGAIN ||
+	    (opf & REQ_RAHEAD))
 		return false;
 	/*
 	 * A member failed meanwhile (e.g. a write error) is read around all
@@ -508,7 +513,7 @@ static void lraid_rstash_endio(struct bio *bio)
 	else
 		bio_clear_flag(bio, BIO_REMAPPED);
 	if (unlikely(bio->bi_status) &&
-	    lraid_read_error(a, bio->bi_status, st->member,
+	    lraid_read_error(a, bio->bi_status, bio->bi_opf, st->member,
 			     st->iter.bi_sector)) {
 		bio->bi_status = BLK_STS_OK;
 		bio->bi_iter = st->iter;
@@ -553,7 +558,7 @@ static void lraid_read_piece_endio(struct bio *piece)
 
 	if (unlikely(piece->bi_status) &&
 	    lraid_read_error(lraid_bio_array(bio), piece->bi_status,
-			     c->member, c->sector)) {
+			     bio->bi_opf, c->member, c->sector)) {
 		INIT_WORK(&c->work, lraid_piece_retry);
 		queue_work(lraid_bio_array(bio)->wq, &c->work);
 		return;
@@ -714,13 +719,42 @@ static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 	lraid_queue_pieces(a, bio, start, nr, flags, 0);
 }
 
+/*
+ * Members that answered BLK_STS_NOTSUPP (@mask) did nothing. When no
+ * member carried the request out, nothing changed anywhere: it fails with
+ * NOTSUPP, and the caller may write zeroes instead (blkdev_issue_zeroout()
+ * does; loop members on a file system without the fallocate mode all
+ * answer so). When some did, the others now disagree with the parity
+ * there: they are failed as for a failed write (a member whose discard or
+ * write-zeroes went away at run time, discard_max_bytes set to 0).
+ */
+static void lraid_drange_notsupp(struct lraid_drange *d, u32 mask)
+{
+	unsigned long bits = mask;
+	unsigned int m;
+
+	if (!atomic_read(&d->took)) {
+		if (!READ_ONCE(d->bio->bi_status))
+			WRITE_ONCE(d->bio->bi_status, BLK_STS_NOTSUPP);
+		return;
+	}
+	for_each_set_bit(m, &bits, BITS_PER_LONG)
+		if (!lraid_member_write_error(d->a, m, BLK_STS_NOTSUPP))
+			WRITE_ONCE(d->bio->bi_status, BLK_STS_IOERR);
+}
+
 static void lraid_drange_put(struct lraid_drange *d)
 {
 	struct lraid_array *a = d->a;
 	struct bio *bio = d->bio;
+	u32 notsupp;
 
 	if (!atomic_dec_and_test(&d->pending))
 		return;
+	/* before the stripes are let go: later I/O must see those failed */
+	notsupp = atomic_read(&d->notsupp);
+	if (unlikely(notsupp))
+		lraid_drange_notsupp(d, notsupp);
 	lraid_drange_end(a, d);
 	if (lraid_hold(a, NULL, d))
 		return;
@@ -732,16 +766,21 @@ static void lraid_drange_put(struct lraid_drange *d)
 /*
  * A member that fails a discard or write-zeroes of whole stripes is failed
  * as for a failed write (md does the same): its blocks there no longer
- * agree with the parity the others now hold.
+ * agree with the parity the others now hold. "Not supported" is judged
+ * once all have answered (lraid_drange_notsupp()).
  */
 static void lraid_drange_endio(struct bio *piece)
 {
 	struct lraid_drange *d = piece->bi_private;
+	unsigned int m = container_of(piece, struct lraid_clone, bio)->member;
 
-	if (piece->bi_status &&
-	    !lraid_member_write_error(d->a, container_of(piece,
-			struct lraid_clone, bio)->member, piece->bi_status))
+	if (piece->bi_status == BLK_STS_NOTSUPP)
+		atomic_or(BIT(m), &d->notsupp);
+	else if (piece->bi_status &&
+		 !lraid_member_write_error(d->a, m, piece->bi_status))
 		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
+	else if (!piece->bi_status)
+		atomic_inc(&d->took);
 	bio_put(piece);
 	lraid_drange_put(d);
 }
@@ -764,6 +803,8 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 	d->s0 = s0;
 	d->s1 = s1;
 	atomic_set(&d->pending, 1);
+	atomic_set(&d->took, 0);
+	atomic_set(&d->notsupp, 0);
 	bio_inc_remaining(bio);
 	percpu_ref_get(&a->active);
 	lraid_drange_begin(a, d);
@@ -841,17 +882,12 @@ static void lraid_flush_work(struct work_struct *work)
 	percpu_ref_put(&a->active);
 }
 
-static void lraid_flush_endio(struct bio *piece)
+/* Every member has flushed: fail the request, end it, or write its data. */
+static void lraid_flush_done(struct lraid_flush *f)
 {
-	struct lraid_flush *f = piece->bi_private;
 	struct lraid_array *a = f->a;
 	struct bio *bio = f->bio;
 
-	if (piece->bi_status)
-		WRITE_ONCE(f->status, piece->bi_status);
-	bio_put(piece);
-	if (!atomic_dec_and_test(&f->pending))
-		return;
 	if (f->status || !bio_sectors(bio)) {
 		if (f->status)
 			bio->bi_status = f->status;
@@ -863,6 +899,17 @@ static void lraid_flush_endio(struct bio *piece)
 	/* the data part goes through the workers, from process context */
 	bio->bi_opf &= ~REQ_PREFLUSH;
 	queue_work(a->wq, &f->work);
+}
+
+static void lraid_flush_endio(struct bio *piece)
+{
+	struct lraid_flush *f = piece->bi_private;
+
+	if (piece->bi_status)
+		WRITE_ONCE(f->status, piece->bi_status);
+	bio_put(piece);
+	if (atomic_dec_and_test(&f->pending))
+		lraid_flush_done(f);
 }
 
 static void lraid_flush(struct lraid_array *a, struct bio *bio)
@@ -877,6 +924,12 @@ static void lraid_flush(struct lraid_array *a, struct bio *bio)
 	INIT_WORK(&f->work, lraid_flush_work);
 	atomic_set(&f->pending, n - hweight32(failed));
 	percpu_ref_get(&a->active);
+	if (!atomic_read(&f->pending)) {
+		/* every member failed (write errors past parity): no data */
+		f->status = BLK_STS_IOERR;
+		lraid_flush_done(f);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		struct bio *piece;
 

@@ -100,6 +100,14 @@ static bool lraid_sb_all_zero(const u8 *p, size_t len)
 	return true;
 }
 
+/* Compat or ro_compat bits unknown to this code (incompat ones refuse). */
+static bool lraid_sb_unknown_features(const struct lraid_sb_disk *sb)
+{
+	return (le32_to_cpu(sb->feature_compat) & ~LRAID_SB_FEAT_COMPAT_SUPP) ||
+	       (le32_to_cpu(sb->feature_ro_compat) &
+		~LRAID_SB_FEAT_RO_COMPAT_SUPP);
+}
+
 /* Bits of bitmap that @sectors of data need with @region_sectors per bit. */
 static u64 lraid_sb_bitmap_bits(u64 sectors, u64 region_sectors)
 {
@@ -131,6 +139,9 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 		return lraid_sb_fail(why,
 				     "chunk size not a power of two in 4KiB..1MiB",
 				     -EINVAL);
+	/* assembly writes events + 1: it must not wrap to zero */
+	if (info->events == U64_MAX)
+		return lraid_sb_fail(why, "event count at its limit", -EINVAL);
 	if (info->state & ~LRAID_SB_STATE_KNOWN)
 		return lraid_sb_fail(why, "unknown state bits", -EINVAL);
 	if (info->nr_members < 32 && (info->failed_mask >> info->nr_members))
@@ -182,8 +193,10 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 		return lraid_sb_fail(why,
 				     "bitmap region not a power of two of at least one chunk",
 				     -EINVAL);
-	if (lraid_sb_bitmap_bits(info->data_size, info->bitmap_region_sectors) >
-	    info->bitmap_sectors * 512 * 8)
+	/* beyond 2^52 sectors the bitmap has room for any data size */
+	if (info->bitmap_sectors <= (U64_MAX >> 12) &&
+	    lraid_sb_bitmap_bits(info->data_size, info->bitmap_region_sectors) >
+	    info->bitmap_sectors << 12)
 		return lraid_sb_fail(why, "bitmap too small for the data area",
 				     -EINVAL);
 	return 0;
@@ -206,8 +219,10 @@ int lraid_sb_decode(const void *block, struct lraid_sb_info *info,
 	if (le32_to_cpu(sb->feature_incompat) & ~LRAID_SB_FEAT_INCOMPAT_SUPP)
 		return lraid_sb_fail(why, "unknown incompatible feature",
 				     -EOPNOTSUPP);
-	if (sb->reserved0 || !lraid_sb_all_zero(sb->reserved,
-						sizeof(sb->reserved)))
+	/* a feature this code does not know may have carved a field from it */
+	if (!lraid_sb_unknown_features(sb) &&
+	    (sb->reserved0 || !lraid_sb_all_zero(sb->reserved,
+						 sizeof(sb->reserved))))
 		return lraid_sb_fail(why, "reserved superblock space not zero",
 				     -EINVAL);
 
@@ -253,6 +268,24 @@ unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_newest);
 
+/*
+ * Whether @sb serves the array @ref (the newest superblock) describes.
+ * One event behind is fresh, as in md and mdadm: every superblock pass
+ * writes the members one after another, so a crash or a write error in
+ * the middle of a pass leaves some members one event behind, and they
+ * missed nothing. A member that did miss writes is out of the array by
+ * then: the pass that took it out recorded it in failed_mask, and the
+ * members that pass reached are the newest. A member rebuilt only up to
+ * recovery_offset holds stale data above it and is never fresh.
+ */
+static bool lraid_sb_fresh(const struct lraid_sb_info *sb,
+			   const struct lraid_sb_info *ref)
+{
+	return sb->events + 1 >= ref->events &&
+	       sb->recovery_offset == LRAID_SB_IN_SYNC &&
+	       !(ref->failed_mask & (1U << sb->role));
+}
+
 int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 		       unsigned int *fresh_mask, const char **why)
 {
@@ -297,8 +330,7 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 			return lraid_sb_fail(why, "two members claim the same role",
 					     -EINVAL);
 		roles |= 1U << sb->role;
-		if (sb->events == ref->events &&
-		    !(ref->failed_mask & (1U << sb->role)))
+		if (lraid_sb_fresh(sb, ref))
 			*fresh_mask |= 1U << i;
 	}
 	fresh = hweight32(*fresh_mask);
@@ -321,6 +353,7 @@ unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 		best = n;
 		for (i = 0; i < n; i++)
 			if (!(*fresh_mask & (1U << i)) &&
+			    sbs[i].recovery_offset == LRAID_SB_IN_SYNC &&
 			    (best == n || sbs[i].events > sbs[best].events))
 				best = i;
 		if (best == n)

@@ -43,6 +43,7 @@
 /* Feature bits known to this code (none yet). */
 #define LRAID_SB_FEAT_INCOMPAT_SUPP	0u
 #define LRAID_SB_FEAT_RO_COMPAT_SUPP	0u
+#define LRAID_SB_FEAT_COMPAT_SUPP	0u
 
 #define LRAID_LAYOUT_LEFT_SYMMETRIC	2u	/* md's number for it */
 
@@ -163,9 +164,12 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why);
  * offered (one per device, any order). Requires: same UUID, name, level,
  * layout, chunk, member count, data size, data offset and incompat
  * features; no two with the same role; no more than nr_members offered.
- * Members whose event counter is behind the newest one ("not fresh": they
- * missed writes), or whose role the newest superblock marks failed, must
- * not be used. Sets *@fresh_mask bit i for each fresh @sbs[i].
+ * Members whose event counter is more than one behind the newest one
+ * ("not fresh": they missed writes), only partly rebuilt (recovery_offset
+ * not LRAID_SB_IN_SYNC), or whose role the newest superblock marks failed,
+ * must not be used; one behind is fresh (a superblock pass cut short
+ * between members, as md and mdadm allow). Sets *@fresh_mask bit i for
+ * each fresh @sbs[i].
  * Returns 0; -EINVAL with *@why set when the set is inconsistent; -ENODEV
  * with *@why set when it is consistent but more roles are missing, failed
  * or not fresh than the level survives (lraid_sb_roles() says which).
@@ -175,8 +179,8 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 
 /* What assembly makes of each role; bit r of each mask is role r. */
 struct lraid_sb_roles {
-	u32 fresh;	/* offered, newest event count, not recorded failed */
-	u32 stale;	/* offered but behind the newest event count */
+	u32 fresh;	/* offered, fresh (see above), not recorded failed */
+	u32 stale;	/* offered, not fresh, not recorded failed */
 	u32 failed;	/* recorded failed by the newest superblock, not fresh */
 	u32 missing;	/* neither offered nor recorded failed */
 	u32 unusable;	/* stale | failed | missing: the array's failed set */
@@ -193,7 +197,9 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 /*
  * Assembly with --force, after lraid_sb_check_set() returned -ENODEV:
  * adds offered members that are not fresh (behind the newest event count
- * or recorded failed) to *@fresh_mask, highest event count first, until
+ * or recorded failed, but not partly rebuilt ones, whose data above
+ * recovery_offset was never written) to *@fresh_mask, highest event count
+ * first, until
  * the level can run. Returns how many it added. Their blocks written
  * while they were out of the array read back old.
  */

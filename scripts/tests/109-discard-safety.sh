@@ -8,7 +8,8 @@
 #    read 0xff after discard (as SCSI LBPRZ=2 allows; tests/badblk's target
 #    in "discard ff" mode) still read back right in degraded mode after
 #    small (read-modify-write) writes into the discarded stripes;
-#  - with devices_handle_discard_safely=Y, members get real discards.
+#  - with devices_handle_discard_safely=Y, members get real discards; a
+#    member that stops taking them is failed, as for a failed write.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -56,6 +57,29 @@ blkdiscard -o 0 -l 1M /dev/lraid0 || lr_fail blkdiscard
 after=$(member_discards)
 [ "$after" -ge $((before + 4)) ] ||
 	lr_fail "members saw $((after - before)) discards, expected 4 or more"
+
+# A member that stops taking discards (its discard_max_bytes set to 0:
+# the block layer then answers "not supported") skipped what the others
+# did, so its blocks there disagree with the parity they now hold. It is
+# failed, as for any failed write (md too); the discard stands.
+lr_log "a member that stops taking discards is failed, the discard stands"
+stripe=$((3 * 64 * 1024))
+head -c $((8 * stripe)) /dev/urandom >"$LR_TMP/rand"
+dd if="$LR_TMP/rand" of=/dev/lraid0 bs=$stripe oflag=direct status=none ||
+	lr_fail "write"
+m1=$(basename "${LR_M[1]}")
+echo 0 >"/sys/block/$m1/queue/discard_max_bytes" ||
+	lr_fail "cannot turn off discard on $m1"
+blkdiscard -o 0 -l $((4 * stripe)) /dev/lraid0 ||
+	lr_fail "blkdiscard failed: a member without discard left behind"
+"$LRAIDCTL" detail lraid0 | grep -q "faulty.*${LR_M[1]}" ||
+	lr_fail "role 1 not failed: $("$LRAIDCTL" detail lraid0)"
+n=$(dd if=/dev/lraid0 bs=$stripe count=4 iflag=direct status=none |
+	tr -d '\0' | wc -c)
+[ "$n" = 0 ] || lr_fail "discarded stripes read $n non-zero bytes"
+dd if=/dev/lraid0 bs=$stripe skip=4 count=4 iflag=direct status=none |
+	cmp -s - <(tail -c $((4 * stripe)) "$LR_TMP/rand") ||
+	lr_fail "stripes behind the discard read other bytes"
 "$LRAIDCTL" stop lraid0 || lr_fail stop
 echo N >"$param"
 

@@ -11,6 +11,12 @@
 #    then refuses to assemble; --force brings the second member back.
 #  - A member that cannot take its superblock at stop is marked failed
 #    and the others are still written: the array assembles degraded.
+#  - Every member fails every write: writes fail, and a flush fails too
+#    instead of waiting for ever (it had no member left to go to).
+#  - A member that cannot take its superblock at assemble fails the
+#    assemble, but every other member is written all the same: none is
+#    more than one event from the others, so once the member takes writes
+#    again the array assembles whole, not degraded.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -136,5 +142,61 @@ writes_fail lrw2 "${raw[2]}" 0
 	lr_fail "role 2 not left out: $("$LRAIDCTL" detail lraid0)"
 rd 0 1024 || lr_fail "read after the failed superblock write"
 same 0 1024 || lr_fail "other bytes after the failed superblock write"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+lr_log "RAID5 x4, role 0 cannot take its superblock at assemble"
+array 0
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+writes_fail lrw0 "${raw[0]}" 1
+if "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1; then
+	lr_fail "assembled although role 0's superblock write failed"
+fi
+[ ! -e /dev/lraid0 ] || lr_fail "/dev/lraid0 left after a failed assemble"
+ev() {
+	"$LRAIDCTL" examine --json "$1" | sed 's/.*"events": \([0-9]*\).*/\1/'
+}
+e0=$(ev "${LR_M[0]}")
+for r in 1 2 3; do
+	[ "$(ev "${LR_M[$r]}")" = $((e0 + 1)) ] ||
+		lr_fail "role $r at events $(ev "${LR_M[$r]}"), role 0 at $e0: the pass stopped at the failed member"
+done
+writes_fail lrw0 "${raw[0]}" 0
+"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
+	{ cat "$LR_TMP/asm"; lr_fail "assemble once role 0 takes writes"; }
+"$LRAIDCTL" detail lraid0 | grep -q "degraded" &&
+	lr_fail "role 0 left out: $("$LRAIDCTL" detail lraid0)"
+rd 0 1024 || lr_fail "read after the failed assemble"
+same 0 1024 || lr_fail "other bytes after the failed assemble"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+lr_log "RAID5 x4 on loop, every member fails every write: a flush fails, not hangs"
+lr_members loop 4 32
+raw=("${LR_M[@]}")
+for i in 0 1 2 3; do
+	wrap "lrx$i" "${raw[$i]}"
+	LR_M[i]=$LR_DEV
+done
+lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+[ "$(cat /sys/block/lraid0/queue/write_cache)" = "write back" ] ||
+	lr_fail "no write cache on lraid0: a flush would not reach it"
+for i in 0 1 2 3; do
+	writes_fail "lrx$i" "${raw[$i]}" 1
+done
+# a full stripe (3 x 64 KiB): a write to every member, each fails
+if dd if=/dev/urandom of=/dev/lraid0 bs=192k count=1 oflag=direct \
+	status=none 2>/dev/null; then
+	lr_fail "a full-stripe write to members that fail every write succeeded"
+fi
+n=$("$LRAIDCTL" detail lraid0 | grep -c faulty || true)
+[ "$n" = 4 ] || lr_fail "$n of 4 members failed: $("$LRAIDCTL" detail lraid0)"
+# fsync of the disk sends an empty flush (blkdev_issue_flush)
+sync /dev/lraid0 2>/dev/null &
+pid=$!
+for _ in $(seq 30); do
+	kill -0 $pid 2>/dev/null || break
+	sleep 1
+done
+kill -0 $pid 2>/dev/null && lr_fail "a flush with every member failed still waits after 30 s"
+if wait $pid; then
+	lr_fail "a flush with every member failed succeeded"
+fi
 "$LRAIDCTL" stop lraid0 || lr_fail stop
 echo "PASS: write errors past parity fail I/O, not data; --force; superblock write errors"
