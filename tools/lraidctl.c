@@ -10,6 +10,7 @@
  *   lraidctl examine [--json] MEMBER
  *   lraidctl version
  */
+#define _GNU_SOURCE		/* O_DIRECT */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -271,7 +272,15 @@ static int read_sb(const char *path, struct lraid_sb_info *sb,
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * Around the page cache: the kernel writes superblocks of a running
+	 * array with direct bios, so while it holds the member open a
+	 * buffered read can return a copy from before them. Files on
+	 * file systems without O_DIRECT are read through the cache.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	if (fd < 0 && errno == EINVAL)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err("cannot open %s: %s", path, strerror(errno));
 		return -EIO;
@@ -501,7 +510,13 @@ static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
 	int i;
 
 	for (i = 0; i < nm; i++) {
-		if (r->stale & (1U << sbs[i].role))
+		if ((r->stale & (1U << sbs[i].role)) &&
+		    sbs[i].recovery_offset != LRAID_SB_IN_SYNC)
+			err("%s (role %u) is stale: rebuilt only up to sector %llu of %llu; not used",
+			    paths[i], sbs[i].role,
+			    (unsigned long long)sbs[i].recovery_offset,
+			    (unsigned long long)sbs[i].data_size);
+		else if (r->stale & (1U << sbs[i].role))
 			err("%s (role %u) is stale: events %llu, array at %llu (it missed writes); not used",
 			    paths[i], sbs[i].role,
 			    (unsigned long long)sbs[i].events,
@@ -582,10 +597,25 @@ static int cmd_assemble(int argc, char **argv)
 	return 0;
 }
 
+/* Whether array @index answers busy because its create is zeroing. */
+static bool being_created(int ctl, unsigned int index)
+{
+	struct lraid_ioc_info c;
+
+	memset(&c, 0, sizeof(c));
+	c.index = index;
+	return ioctl(ctl, LRAID_IOC_INFO, &c) && errno == EBUSY;
+}
+
+/*
+ * Stop. A busy array is tried again for up to a second: udev and blkid
+ * open a new disk briefly right after it appears, so a stop straight
+ * after create or assemble would otherwise fail now and then.
+ */
 static int cmd_stop(int argc, char **argv)
 {
 	struct lraid_ioc_stop c = { 0 };
-	int ctl;
+	int ctl, tries = 0;
 
 	if (argc != 2)
 		return usage();
@@ -594,11 +624,20 @@ static int cmd_stop(int argc, char **argv)
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
-	if (ioctl(ctl, LRAID_IOC_STOP, &c)) {
+	while (ioctl(ctl, LRAID_IOC_STOP, &c)) {
 		int e = errno;
 
-		err("stop lraid%u failed: %s%s", c.index, strerror(e),
-		    errno_hint(e));
+		if (e == EBUSY && being_created(ctl, c.index)) {
+			err("stop lraid%u failed: %s (being created: its members are being zeroed; interrupt the create instead)",
+			    c.index, strerror(e));
+		} else if (e == EBUSY && ++tries < 5) {
+			usleep(200000);
+			continue;
+		} else {
+			err("stop lraid%u failed: %s%s", c.index, strerror(e),
+			    e == EBUSY ? " (in use: mounted, open, or part of another device)" :
+			    errno_hint(e));
+		}
 		close(ctl);
 		return 1;
 	}
@@ -632,7 +671,10 @@ static int cmd_fail(int argc, char **argv)
 	if (ioctl(ctl, LRAID_IOC_FAIL, &c)) {
 		int e = errno;
 
-		if (e == EBUSY)
+		if (e == EBUSY && being_created(ctl, c.index))
+			err("fail %s in lraid%u failed: %s (being created: its members are being zeroed)",
+			    argv[2], c.index, strerror(e));
+		else if (e == EBUSY)
 			err("fail %s in lraid%u refused: %s (the array cannot lose another member)",
 			    argv[2], c.index, strerror(e));
 		else if (e == ENODEV)
@@ -731,6 +773,23 @@ static int parse_json_name(int argc, char **argv, int *json,
 	return *name ? 0 : -1;
 }
 
+/* Print @s as a JSON string: quotes, backslashes, control bytes escaped. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
@@ -774,9 +833,11 @@ static int cmd_detail(int argc, char **argv)
 			char p[300];
 
 			member_path(&c.members[i], p, sizeof(p));
-			printf("%s{\"role\": %u, \"device\": \"%s\", \"major\": %u, "
+			printf("%s{\"role\": %u, \"device\": ", i ? ", " : "",
+			       c.members[i].role);
+			json_str(p);
+			printf(", \"major\": %u, "
 			       "\"minor\": %u, \"state\": \"%s\", \"read_errors\": %u}",
-			       i ? ", " : "", c.members[i].role, p,
 			       c.members[i].major, c.members[i].minor,
 			       member_state(&c.members[i]),
 			       c.members[i].read_errors);
@@ -844,13 +905,17 @@ static int cmd_examine(int argc, char **argv)
 	}
 	uuid_str(sb.uuid, uuid);
 	if (json) {
-		printf("{\"device\": \"%s\", \"version\": %u, \"uuid\": \"%s\", "
-		       "\"name\": \"%s\", \"level\": %u, \"layout\": %u, "
+		printf("{\"device\": ");
+		json_str(dev);
+		printf(", \"version\": %u, \"uuid\": \"%s\", \"name\": ",
+		       sb.version, uuid);
+		json_str(sb.name);
+		printf(", \"level\": %u, \"layout\": %u, "
 		       "\"chunk_bytes\": %u, \"members\": %u, \"role\": %u, "
 		       "\"state\": \"%s\", \"events\": %llu, \"failed_mask\": %u, "
 		       "\"data_offset\": %llu, \"data_size\": %llu, "
 		       "\"dev_sectors\": %llu, \"ctime\": %llu, \"utime\": %llu}\n",
-		       dev, sb.version, uuid, sb.name, sb.level, sb.layout,
+		       sb.level, sb.layout,
 		       sb.chunk_sectors * 512, sb.nr_members, sb.role,
 		       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active",
 		       (unsigned long long)sb.events, sb.failed_mask,
