@@ -774,13 +774,12 @@ static void lraid_drange_endio(struct bio *piece)
 	struct lraid_drange *d = piece->bi_private;
 	unsigned int m = container_of(piece, struct lraid_clone, bio)->member;
 
-	if (piece->bi_status == BLK_STS_NOTSUPP)
-		atomic_or(BIT(m), &d->notsupp);
-	else if (piece->bi_status &&
-		 !lraid_member_write_error(d->a, m, piece->bi_status))
-		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
-	else if (!piece->bi_status)
+	if (!piece->bi_status)
 		atomic_inc(&d->took);
+	else if (piece->bi_status == BLK_STS_NOTSUPP)
+		atomic_or(BIT(m), &d->notsupp);
+	else if (!lraid_member_write_error(d->a, m, piece->bi_status))
+		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
 	bio_put(piece);
 	lraid_drange_put(d);
 }
