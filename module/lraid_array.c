@@ -768,7 +768,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				sbs[newest].failed_mask & BIT(sbs[i].role) ?
 				", recorded failed" : "");
 		else if ((r.stale & BIT(sbs[i].role)) &&
-			 sbs[i].recovery_offset != LRAID_SB_IN_SYNC)
+			 !lraid_sb_in_sync(&sbs[i]))
 			pr_warn("lraid%d: %pg (role %u) is stale: rebuilt only up to sector %llu; not used\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
 				sbs[i].recovery_offset);

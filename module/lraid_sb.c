@@ -282,7 +282,7 @@ static bool lraid_sb_fresh(const struct lraid_sb_info *sb,
 			   const struct lraid_sb_info *ref)
 {
 	return sb->events + 1 >= ref->events &&
-	       sb->recovery_offset == LRAID_SB_IN_SYNC &&
+	       lraid_sb_in_sync(sb) &&
 	       !(ref->failed_mask & (1U << sb->role));
 }
 
@@ -353,7 +353,7 @@ unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 		best = n;
 		for (i = 0; i < n; i++)
 			if (!(*fresh_mask & (1U << i)) &&
-			    sbs[i].recovery_offset == LRAID_SB_IN_SYNC &&
+			    lraid_sb_in_sync(&sbs[i]) &&
 			    (best == n || sbs[i].events > sbs[best].events))
 				best = i;
 		if (best == n)

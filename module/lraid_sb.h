@@ -206,6 +206,12 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 			    unsigned int *fresh_mask);
 
+/* Whether the member holds all its data (not rebuilt only part way). */
+static inline bool lraid_sb_in_sync(const struct lraid_sb_info *sb)
+{
+	return sb->recovery_offset == LRAID_SB_IN_SYNC;
+}
+
 /* Index in @sbs[0..n-1] of the newest superblock (highest events). */
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n);
 

@@ -261,6 +261,9 @@ static void close_members(int n, int32_t *fds)
 
 static const char *errno_hint(int e);
 
+/* Why an index being created answers EBUSY (see being_created()). */
+#define BEING_CREATED "being created: its members are being zeroed"
+
 /*
  * Read and decode the superblock of @path. Returns 0, -EIO after printing
  * why the device could not be read, or the decoder's errno with *@why set.
@@ -511,7 +514,7 @@ static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
 
 	for (i = 0; i < nm; i++) {
 		if ((r->stale & (1U << sbs[i].role)) &&
-		    sbs[i].recovery_offset != LRAID_SB_IN_SYNC)
+		    !lraid_sb_in_sync(&sbs[i]))
 			err("%s (role %u) is stale: rebuilt only up to sector %llu of %llu; not used",
 			    paths[i], sbs[i].role,
 			    (unsigned long long)sbs[i].recovery_offset,
@@ -628,7 +631,7 @@ static int cmd_stop(int argc, char **argv)
 		int e = errno;
 
 		if (e == EBUSY && being_created(ctl, c.index)) {
-			err("stop lraid%u failed: %s (being created: its members are being zeroed; interrupt the create instead)",
+			err("stop lraid%u failed: %s (" BEING_CREATED "; interrupt the create instead)",
 			    c.index, strerror(e));
 		} else if (e == EBUSY && ++tries < 5) {
 			usleep(200000);
@@ -672,7 +675,7 @@ static int cmd_fail(int argc, char **argv)
 		int e = errno;
 
 		if (e == EBUSY && being_created(ctl, c.index))
-			err("fail %s in lraid%u failed: %s (being created: its members are being zeroed)",
+			err("fail %s in lraid%u failed: %s (" BEING_CREATED ")",
 			    argv[2], c.index, strerror(e));
 		else if (e == EBUSY)
 			err("fail %s in lraid%u refused: %s (the array cannot lose another member)",
@@ -810,7 +813,7 @@ static int cmd_detail(int argc, char **argv)
 
 		err("detail lraid%u failed: %s%s", c.index, strerror(e),
 		    e == ENODEV ? " (array not running)" :
-		    e == EBUSY ? " (being created: its members are being zeroed)" :
+		    e == EBUSY ? " (" BEING_CREATED ")" :
 		    "");
 		close(ctl);
 		return 1;

@@ -228,6 +228,12 @@ lr_role() {
 
 # ---- members with bad sectors ----
 # Devices whose reads fail over chosen sectors while writes succeed:
+# lr_sb_num DEV FIELD: a number from DEV's superblock (lraidctl examine
+# --json; read around the page cache), e.g. events or failed_mask
+lr_sb_num() {
+	"$LRAIDCTL" examine --json "$1" | sed "s/.*\"$2\": \([0-9]*\).*/\1/"
+}
+
 # tests/badblk's device-mapper target over null_blk or loop, built with
 # lraid for every kernel kind. By default a write over a bad sector makes
 # it good again, as a drive that remaps it does; "sticky" ones stay bad, as

@@ -119,12 +119,12 @@ stale() {
 
 # failed_mask DEV: the failed set DEV's superblock records
 failed_mask() {
-	"$LRAIDCTL" examine --json "$1" | sed 's/.*"failed_mask": \([0-9]*\).*/\1/'
+	lr_sb_num "$1" failed_mask
 }
 
 # events DEV: the event count DEV's superblock records
 events() {
-	"$LRAIDCTL" examine --json "$1" | sed 's/.*"events": \([0-9]*\).*/\1/'
+	lr_sb_num "$1" events
 }
 
 for cfg in "5 4 64K" "6 5 16K"; do

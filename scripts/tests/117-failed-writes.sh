@@ -151,13 +151,10 @@ if "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1; then
 	lr_fail "assembled although role 0's superblock write failed"
 fi
 [ ! -e /dev/lraid0 ] || lr_fail "/dev/lraid0 left after a failed assemble"
-ev() {
-	"$LRAIDCTL" examine --json "$1" | sed 's/.*"events": \([0-9]*\).*/\1/'
-}
-e0=$(ev "${LR_M[0]}")
+e0=$(lr_sb_num "${LR_M[0]}" events)
 for r in 1 2 3; do
-	[ "$(ev "${LR_M[$r]}")" = $((e0 + 1)) ] ||
-		lr_fail "role $r at events $(ev "${LR_M[$r]}"), role 0 at $e0: the pass stopped at the failed member"
+	[ "$(lr_sb_num "${LR_M[$r]}" events)" = $((e0 + 1)) ] ||
+		lr_fail "role $r at events $(lr_sb_num "${LR_M[$r]}" events), role 0 at $e0: the pass stopped at the failed member"
 done
 writes_fail lrw0 "${raw[0]}" 0
 "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
