@@ -28,9 +28,9 @@
  *          a->fail_work, which writes a bit the I/O path set). Until the
  *          superblocks record a failed member (a->failed_recorded),
  *          finished write pieces are held on a->held (a->held_lock) and
- *          (full-stripe discards on a->held_dranges; held_lock is taken
- *          from end_io too, so with interrupts off) and their callers not
- *          told: after a crash, a member whose failure
+ *          (full-stripe discards on a->held_dranges, flushes on
+ *          a->held_flushes; held_lock is taken from end_io too, so with
+ *          interrupts off) and their callers not told: after a crash, a member whose failure
  *          no superblock records would be trusted again, with the blocks
  *          it missed (md holds writes the same way).
  *
@@ -110,7 +110,6 @@ struct lraid_array;
 struct lraid_member {
 	struct lraid_bdev b;	/* opened exclusively, holder = array */
 	dev_t dev;
-	u8 role;
 	sector_t sectors;	/* whole device */
 	atomic_t read_errors;	/* halved every hour, see lraid_io.c */
 	unsigned long read_errors_at;	/* jiffies of the last halving */
@@ -264,6 +263,7 @@ struct lraid_array {
 	spinlock_t held_lock;		/* guards the held lists, failed_recorded */
 	struct list_head held;		/* struct lraid_wreq, by wait */
 	struct list_head held_dranges;	/* struct lraid_drange, by node */
+	struct list_head held_flushes;	/* struct lraid_flush, by node */
 	struct mutex sb_mutex;		/* superblock writes, events */
 
 	struct bio_set clone_bs;	/* clones of caller bios */
@@ -272,6 +272,12 @@ struct lraid_array {
 	mempool_t *flush_pool;
 	mempool_t *acct_pool;		/* struct lraid_acct */
 	struct workqueue_struct *wq;	/* flush continuation, retries */
+	/*
+	 * a->fail_work alone: work on a->wq may wait for a->wreq_pool, whose
+	 * held elements only the record of a failed member lets go, and
+	 * under memory pressure a->wq runs one item at a time.
+	 */
+	struct workqueue_struct *fail_wq;
 	struct delayed_work fail_work;	/* records a->failed on disk */
 	struct percpu_ref active;
 	struct completion active_done;

@@ -420,6 +420,7 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	spin_lock_init(&a->held_lock);
 	INIT_LIST_HEAD(&a->held);
 	INIT_LIST_HEAD(&a->held_dranges);
+	INIT_LIST_HEAD(&a->held_flushes);
 	mutex_init(&a->sb_mutex);
 	/*
 	 * Allocated up front: the pass that records a failed member releases
@@ -642,8 +643,6 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	a->bitmap_sectors = sb.bitmap_sectors;
 	a->bitmap_region_sectors = sb.bitmap_region_sectors;
 	snprintf(a->name, sizeof(a->name), "lraid%d", a->index);
-	for (i = 0; i < args->nr_members; i++)
-		a->members[i].role = i;
 	generate_random_uuid(a->uuid);
 	a->ctime = ktime_get_real_seconds();
 	a->events = 1;
@@ -793,8 +792,6 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	if (!tmp)
 		return -ENOMEM;
 	memset(a->members, 0, sizeof(a->members));
-	for (i = 0; i < sbs[newest].nr_members; i++)
-		a->members[i].role = i;
 	for (i = 0; i < nr; i++) {
 		if (fresh & BIT(i))
 			a->members[sbs[i].role] = tmp[i];

@@ -203,7 +203,7 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 
 		c->members[i].major = MAJOR(m->dev);
 		c->members[i].minor = MINOR(m->dev);
-		c->members[i].role = m->role;
+		c->members[i].role = i;	/* members[] is in role order */
 		c->members[i].state = a->failed & BIT(i) ?
 				      LRAID_MEMBER_FAULTY : LRAID_MEMBER_ACTIVE;
 		c->members[i].sectors = m->sectors;

@@ -30,6 +30,34 @@ lr_log() {
 	echo "== $*"
 }
 
+# The kernel log is never cleared by a scenario: scenarios.sh reads all
+# of it for splats afterwards. lr_klog_mark marks where a step starts;
+# lr_klog prints the log from the last mark on (all of it before any mark),
+# lr_klog_has [GREP-OPTION...] PATTERN looks for PATTERN in that part.
+LR_KLOG_MARK=
+lr_klog_mark() {
+	LR_KLOG_MARK="lraid-test: mark $$.$RANDOM.$SECONDS"
+	echo "$LR_KLOG_MARK" >/dev/kmsg
+}
+
+lr_klog() {
+	local all
+	all=$(dmesg) || return 1
+	if [ -n "$LR_KLOG_MARK" ]; then
+		awk -v m="$LR_KLOG_MARK" 'f; index($0, m) { f = 1 }' <<<"$all"
+	else
+		printf '%s\n' "$all"
+	fi
+}
+
+# (read whole before grep: `dmesg | grep -q` under pipefail fails when
+# grep stops early and dmesg dies of SIGPIPE)
+lr_klog_has() {
+	local log
+	log=$(lr_klog) || return 1
+	grep -q "$@" <<<"$log"
+}
+
 lr_need() {
 	local c
 	for c in "$@"; do
@@ -232,6 +260,44 @@ lr_role() {
 # --json; read around the page cache), e.g. events or failed_mask
 lr_sb_num() {
 	"$LRAIDCTL" examine --json "$1" | sed "s/.*\"$2\": \([0-9]*\).*/\1/"
+}
+
+# lr_noise DEV [MIB]: random bytes over DEV's data area (its first MIB MiB,
+# all of it by default), behind lraid's back. After `lraidctl fail DEV` a
+# read that still came from DEV rather than from the survivors' parity
+# would return them.
+lr_noise() {
+	local dev=$1 off mib
+	off=$(lr_sb_num "$dev" data_offset)
+	[ -n "$off" ] || lr_fail "no superblock on $dev"
+	mib=${2:-$((($(blockdev --getsz "$dev") - off) / 2048))}
+	dd if=/dev/urandom of="$dev" bs=1M count="$mib" seek=$((off * 512)) \
+		oflag=direct,seek_bytes conv=fsync status=none ||
+		lr_fail "noise on $dev"
+}
+
+# lr_check_roles ARRAY: lraidctl detail lists the members in role order,
+# each with its own role, and every member present carries that role in
+# its superblock (a member assembled into the wrong slot would not)
+lr_check_roles() {
+	local out
+	out=$("$LRAIDCTL" detail --json "$1") || lr_fail "detail $1"
+	python3 - "$LRAIDCTL" "$out" <<'PY' || lr_fail "detail $1: roles wrong"
+import json, subprocess, sys
+ctl, d = sys.argv[1], json.loads(sys.argv[2])
+ok = len(d["devices"]) == d["members"]
+for i, m in enumerate(d["devices"]):
+    if m["role"] != i:
+        print(f"    slot {i} reports role {m['role']}")
+        ok = False
+    if m["device"] != "-":
+        sb = json.loads(subprocess.check_output([ctl, "examine", "--json",
+                                                 m["device"]]))
+        if sb["role"] != i:
+            print(f"    slot {i}: {m['device']} has role {sb['role']}")
+            ok = False
+sys.exit(0 if ok else 1)
+PY
 }
 
 # tests/badblk's device-mapper target over null_blk or loop, built with

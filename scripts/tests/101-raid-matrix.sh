@@ -27,6 +27,7 @@ run() {
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
 	"$LRAIDCTL" assemble lraid0 "${rev[@]}" >/dev/null || lr_fail "assemble"
 	udevadm settle 2>/dev/null || true
+	lr_check_roles lraid0
 	lr_fio /dev/lraid0 rnd --rw=randwrite --size=12M \
 		--bssplit=512/10:3584/15:4k/25:12800/15:64k/15:260k/10:2m/10 \
 		--blockalign=512 --iodepth=8 --verify_only

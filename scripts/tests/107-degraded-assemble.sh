@@ -55,6 +55,7 @@ assemble() {
 		{ cat "$LR_TMP/asm"; lr_fail "assemble $*"; }
 	udevadm settle 2>/dev/null || true
 	[ -b /dev/lraid0 ] || lr_fail "/dev/lraid0 missing after assemble"
+	lr_check_roles lraid0
 	sed 's/^/    /' "$LR_TMP/asm"
 }
 
