@@ -83,7 +83,10 @@ struct lraid_flush {
 	atomic_t pending;
 	blk_status_t status;
 	struct work_struct work;
+	struct list_head node;		/* on a->held_flushes */
 };
+
+static void lraid_flush_finish(struct lraid_flush *f);
 
 static void lraid_active_release(struct percpu_ref *ref)
 {
@@ -166,8 +169,10 @@ static void lraid_held_endio(struct lraid_array *a, struct bio *bio, bool ok)
 void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 {
 	struct lraid_drange *d, *dtmp;
+	struct lraid_flush *f, *ftmp;
 	struct lraid_wreq *wr, *tmp;
 	LIST_HEAD(dranges);
+	LIST_HEAD(flushes);
 	LIST_HEAD(done);
 
 	lockdep_assert_held(&a->sb_mutex);
@@ -178,6 +183,7 @@ void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 	if (!(READ_ONCE(a->failed) & ~a->failed_recorded)) {
 		list_splice_init(&a->held, &done);
 		list_splice_init(&a->held_dranges, &dranges);
+		list_splice_init(&a->held_flushes, &flushes);
 	}
 	spin_unlock_irq(&a->held_lock);
 
@@ -192,6 +198,11 @@ void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 
 		mempool_free(d, a->drange_pool);
 		lraid_held_endio(a, bio, ok);
+	}
+	list_for_each_entry_safe(f, ftmp, &flushes, node) {
+		if (!ok)
+			f->status = BLK_STS_IOERR;
+		lraid_flush_finish(f);
 	}
 }
 
@@ -221,7 +232,7 @@ static __printf(4, 5) bool lraid_member_error(struct lraid_array *a,
 			"more members failed than parity covers: I/O that needs them fails" :
 			"array degraded");
 		va_end(args);
-		queue_delayed_work(a->wq, &a->fail_work, 0);
+		queue_delayed_work(a->fail_wq, &a->fail_work, 0);
 	}
 	return !lost;
 }
@@ -295,7 +306,7 @@ void lraid_count_read_error(struct lraid_array *a, unsigned int role)
 		return;
 	pr_crit("%s: %d read errors on %pg (role %u), more than max_read_errors %u: member marked failed, array degraded\n",
 		a->disk->disk_name, n, mb->b.bdev, role, max);
-	queue_delayed_work(a->wq, &a->fail_work, 0);
+	queue_delayed_work(a->fail_wq, &a->fail_work, 0);
 }
 
 int lraid_io_init(struct lraid_array *a)
@@ -334,12 +345,18 @@ int lraid_io_init(struct lraid_array *a)
 	a->wq = alloc_workqueue("lraid%d", WQ_MEM_RECLAIM, 0, a->index);
 	if (!a->wq)
 		goto out_acct;
+	a->fail_wq = alloc_ordered_workqueue("lraid%d_fail", WQ_MEM_RECLAIM,
+					     a->index);
+	if (!a->fail_wq)
+		goto out_wq;
 	INIT_DELAYED_WORK(&a->fail_work, lraid_fail_work);
 	spin_lock_init(&a->drange_lock);
 	INIT_LIST_HEAD(&a->dranges);
 	init_waitqueue_head(&a->drange_wait);
 	return 0;
 
+out_wq:
+	destroy_workqueue(a->wq);
 out_acct:
 	mempool_destroy(a->acct_pool);
 out_drange:
@@ -370,6 +387,7 @@ void lraid_io_quiesce(struct lraid_array *a)
 
 void lraid_io_exit(struct lraid_array *a)
 {
+	destroy_workqueue(a->fail_wq);
 	destroy_workqueue(a->wq);
 	mempool_destroy(a->acct_pool);
 	mempool_destroy(a->drange_pool);
@@ -543,10 +561,15 @@ static void lraid_piece_retry(struct work_struct *work)
 	struct lraid_clone *c = container_of(work, struct lraid_clone, work);
 	struct bio *bio = c->bio.bi_private;
 	struct lraid_array *a = lraid_bio_array(bio);
+	u64 sector = c->sector;
+	u32 sectors = c->sectors, member = c->member;
 
-	lraid_queue_pieces(a, bio, c->sector, c->sectors, LRAID_WREQ_READ,
-			   BIT(c->member));
+	/* first: queueing may wait for pool elements the worker frees, and
+	 * the worker's clones come from the pool this one holds
+	 */
 	bio_put(&c->bio);
+	lraid_queue_pieces(a, bio, sector, sectors, LRAID_WREQ_READ,
+			   BIT(member));
 	bio_endio(bio);
 	percpu_ref_put(&a->active);
 }
@@ -604,7 +627,7 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 {
 	const struct lraid_geom *g = &a->geom;
 	sector_t sector = bio->bi_iter.bi_sector;
-	u32 left = bio_sectors(bio), done = 0;
+	u32 left = bio_sectors(bio), done = 0, n;
 	u32 failed = READ_ONCE(a->failed);
 	bool acct = lraid_acct_on(bio);
 	unsigned long start = acct ? bio_start_io_acct(bio) : 0;
@@ -624,16 +647,30 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 	if (acct)
 		lraid_acct_hook(a, bio, start, left);
 
+	/*
+	 * Pieces on failed members go to the workers first: queueing may
+	 * wait for a->wreq_pool, and clones made before would sit unsent on
+	 * current->bio_list meanwhile, holding a->clone_bs, which the
+	 * workers that free wreqs take from too.
+	 */
+	while (unlikely(failed) && left) {
+		lraid_geom_map(g, sector + done, &m);
+		n = min(left, g->chunk_sectors - m.chunk_offset);
+		if (failed & BIT(m.member))
+			lraid_queue_write(a, bio, sector + done, n,
+					  LRAID_WREQ_READ);
+		done += n;
+		left -= n;
+	}
+	done = 0;
+	left = bio_sectors(bio);
 	while (left) {
 		struct lraid_clone *c;
 		struct bio *clone;
-		u32 n;
 
 		lraid_geom_map(g, sector + done, &m);
 		n = min(left, g->chunk_sectors - m.chunk_offset);
 		if (unlikely(failed & BIT(m.member))) {
-			lraid_queue_write(a, bio, sector + done, n,
-					  LRAID_WREQ_READ);
 			done += n;
 			left -= n;
 			continue;
@@ -844,28 +881,36 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 	bool zeroes = bio_op(bio) == REQ_OP_WRITE_ZEROES;
 	blk_opf_t opf = bio->bi_opf;
 
+	/* as a write: with more members failed than parity covers, the
+	 * failed ones' blocks cannot be zeroed, and would read back as errors
+	 */
+	if (unlikely(lraid_array_lost(a))) {
+		bio->bi_status = BLK_STS_IOERR;
+		bio_endio(bio);
+		return;
+	}
 	/* discard may be carried out as write-zeroes, see lraid_disk_add() */
 	if (!zeroes)
 		opf = (opf & ~REQ_OP_MASK) | a->discard_op;
 
+	/*
+	 * Partial stripes: skipped for discard, real zeroes for write-zeroes.
+	 * Queued first: they lie in other stripes, and queueing may wait for
+	 * a->wreq_pool, which writes parked behind the whole stripes' range
+	 * hold until its member bios, unsent on current->bio_list, finish.
+	 */
+	if (zeroes && s0 >= s1) {
+		lraid_queue_write(a, bio, start, end - start, LRAID_WREQ_ZERO);
+	} else if (zeroes) {
+		if (start < s0 * sdata)
+			lraid_queue_write(a, bio, start, s0 * sdata - start,
+					  LRAID_WREQ_ZERO);
+		if (end > s1 * sdata)
+			lraid_queue_write(a, bio, s1 * sdata,
+					  end - s1 * sdata, LRAID_WREQ_ZERO);
+	}
 	if (s0 < s1)
 		lraid_discard_stripes(a, bio, s0, s1, opf);
-	/* partial stripes: skipped for discard, real zeroes for write-zeroes */
-	if (zeroes) {
-		if (s0 >= s1) {
-			lraid_queue_write(a, bio, start, end - start,
-					  LRAID_WREQ_ZERO);
-		} else {
-			if (start < s0 * sdata)
-				lraid_queue_write(a, bio, start,
-						  s0 * sdata - start,
-						  LRAID_WREQ_ZERO);
-			if (end > s1 * sdata)
-				lraid_queue_write(a, bio, s1 * sdata,
-						  end - s1 * sdata,
-						  LRAID_WREQ_ZERO);
-		}
-	}
 	bio_endio(bio);
 }
 
@@ -881,8 +926,8 @@ static void lraid_flush_work(struct work_struct *work)
 	percpu_ref_put(&a->active);
 }
 
-/* Every member has flushed: fail the request, end it, or write its data. */
-static void lraid_flush_done(struct lraid_flush *f)
+/* Fail the request, end it, or write its data. */
+static void lraid_flush_finish(struct lraid_flush *f)
 {
 	struct lraid_array *a = f->a;
 	struct bio *bio = f->bio;
@@ -900,11 +945,43 @@ static void lraid_flush_done(struct lraid_flush *f)
 	queue_work(a->wq, &f->work);
 }
 
+/*
+ * Every member has flushed. While a failed member is not recorded yet (one
+ * whose flush failed, say), the flush waits for the record as writes do
+ * (lraid_hold()): what it promises durable was written without that
+ * member, and a crash before the record would let it be trusted again.
+ */
+static void lraid_flush_done(struct lraid_flush *f)
+{
+	struct lraid_array *a = f->a;
+	unsigned long flags;
+	bool hold = false;
+
+	if (!f->status &&
+	    READ_ONCE(a->failed) != READ_ONCE(a->failed_recorded)) {
+		spin_lock_irqsave(&a->held_lock, flags);
+		hold = READ_ONCE(a->failed) & ~a->failed_recorded;
+		if (hold)
+			list_add_tail(&f->node, &a->held_flushes);
+		spin_unlock_irqrestore(&a->held_lock, flags);
+	}
+	if (!hold)
+		lraid_flush_finish(f);
+}
+
+/*
+ * A member that fails a flush may have lost writes it had acknowledged
+ * from its cache: it is failed as for a failed write, and the flush
+ * stands on the others (md only logs the error). The caller sees the
+ * error only when that leaves more members failed than parity covers.
+ */
 static void lraid_flush_endio(struct bio *piece)
 {
 	struct lraid_flush *f = piece->bi_private;
+	unsigned int m = container_of(piece, struct lraid_clone, bio)->member;
 
-	if (piece->bi_status)
+	if (piece->bi_status &&
+	    !lraid_member_write_error(f->a, m, piece->bi_status))
 		WRITE_ONCE(f->status, piece->bi_status);
 	bio_put(piece);
 	if (atomic_dec_and_test(&f->pending))
@@ -938,6 +1015,7 @@ static void lraid_flush(struct lraid_array *a, struct bio *bio)
 		piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
 					 REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC,
 					 GFP_NOIO, &a->clone_bs);
+		container_of(piece, struct lraid_clone, bio)->member = i;
 		piece->bi_private = f;
 		piece->bi_end_io = lraid_flush_endio;
 		submit_bio_noacct(piece);

@@ -509,7 +509,7 @@ static int lraid_op_start_degraded(struct lraid_op *op)
 /* ---- op state machine (worker context) ---- */
 
 static void lraid_op_release(struct lraid_op *op);
-static void lraid_op_run(struct lraid_op *op);
+static void lraid_op_run(struct lraid_op *op, bool fresh);
 static void lraid_op_written(struct lraid_op *op);
 static void lraid_op_reread_done(struct lraid_op *op);
 
@@ -552,7 +552,7 @@ static bool lraid_op_retry(struct lraid_op *op)
 	if (hweight32(op->failed | more) > g->nr_members - g->nr_data)
 		return false;
 	op->wr->avoid |= more;
-	lraid_op_run(op);
+	lraid_op_run(op, false);
 	return true;
 }
 
@@ -775,9 +775,16 @@ static struct lraid_shard *lraid_shard_of(struct lraid_array *a, u64 key)
 	return &a->shards[hash_64(key, a->shard_bits)];
 }
 
-static void lraid_op_run(struct lraid_op *op)
+/*
+ * Start @op, or queue it for lraid_worker_retry() when out of pages (a
+ * failed start keeps none). A new op (@fresh, holding no pages) queues
+ * behind ops already waiting for pages: small ops starting meanwhile would
+ * take every page freed and keep a large one (a degraded reconstruct-write)
+ * waiting, its window held, for as long as they keep coming.
+ */
+static void lraid_op_run(struct lraid_op *op, bool fresh)
 {
-	if (lraid_op_start(op))
+	if ((fresh && !list_empty(&op->w->retry)) || lraid_op_start(op))
 		list_add_tail(&op->free, &op->w->retry);
 }
 
@@ -887,7 +894,7 @@ static bool lraid_op_acquire(struct lraid_worker *w, struct lraid_wreq *wr)
 	spin_unlock(&sh->lock);
 
 	w->in_flight++;
-	lraid_op_run(op);
+	lraid_op_run(op, true);
 	return true;
 }
 
@@ -989,7 +996,7 @@ static void lraid_worker_ready(struct lraid_worker *w)
 	while (!list_empty(&w->ready)) {
 		op = list_first_entry(&w->ready, struct lraid_op, free);
 		list_del(&op->free);
-		lraid_op_run(op);
+		lraid_op_run(op, true);
 	}
 }
 

@@ -18,6 +18,12 @@
 #    the stripes read zeroes. (Not BLKZEROOUT: the kernel answers its
 #    failure by writing zero pages, which would test the write path.)
 # Then the array assembles without roles 1 and 2 and reads the same.
+#  - on a new array over the same members, role 3 fails a flush (as a drive
+#    that lost its write cache): role 3 is failed as for a write, and the
+#    flush (fsync of /dev/lraid0) waits for the record, then succeeds
+#    (md only logs member flush errors). With roles 0 and 1 failing
+#    flushes too, one more than RAID6 covers, the flush fails, and so
+#    does a discard of whole stripes (as a write would).
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -75,7 +81,7 @@ waits() {
 		sleep 0.1
 	done
 	[ "$(held)" -gt 0 ] ||
-		lr_fail "no superblock write after $1: $(dmesg | grep lraid0 | tail -3)"
+		lr_fail "no superblock write after $1: $(lr_klog | grep lraid0 | tail -3)"
 	# it must wait for the record, however long that takes
 	sleep 2
 	kill -0 "$writer" 2>/dev/null ||
@@ -119,7 +125,7 @@ dd if="$LR_TMP/want" of=/dev/lraid0 bs=1M oflag=direct status=none ||
 lr_log "role 1 fails a write while the superblock writes wait"
 hold 0 2 3 4
 dmsetup message "${LR_BAD_DM[1]}" 0 fail_writes 1 || lr_fail "fail_writes"
-dmesg -C
+lr_klog_mark
 # stripe 0: P on role 4, Q on role 0, then data on roles 1, 2 and 3
 head -c 4K /dev/urandom >"$LR_TMP/new"
 dd if="$LR_TMP/new" of="$LR_TMP/want" bs=4k seek=4 conv=notrunc status=none
@@ -153,4 +159,36 @@ dmsetup message "${LR_BAD_DM[2]}" 0 fail_writes 0
 "$LRAIDCTL" assemble lraid0 "${LR_BAD[@]}" >/dev/null || lr_fail assemble
 "$LRAIDCTL" detail lraid0 | grep -q degraded || lr_fail "not degraded"
 same "after assemble"
-echo "PASS: writes and discards wait until the failed member is recorded"
+
+lr_log "role 3 fails a flush while the superblock writes wait"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+lr_create lraid0 --level 6 --chunk 64K "${LR_BAD[@]}"
+dd if="$LR_TMP/want" of=/dev/lraid0 bs=1M oflag=direct status=none ||
+	lr_fail "write"
+[ "$(cat /sys/block/lraid0/queue/write_cache)" = "write back" ] ||
+	lr_skip "lraid0 has no write cache to flush (loop without one here)"
+hold 0 1 2 4
+dmsetup message "${LR_BAD_DM[3]}" 0 fail_flushes 1 || lr_fail "fail_flushes"
+sync /dev/lraid0 2>"$LR_TMP/err" &
+writer=$!
+waits "a flush failed on role 3"
+lands "the flush"
+recorded 0x8 0 1 2 4
+same "after the flush"
+
+lr_log "flushes fail on roles 0 and 1 as well: past RAID6, the flush fails"
+dmsetup message "${LR_BAD_DM[0]}" 0 fail_flushes 1 || lr_fail "fail_flushes"
+dmsetup message "${LR_BAD_DM[1]}" 0 fail_flushes 1 || lr_fail "fail_flushes"
+if sync /dev/lraid0 2>/dev/null; then
+	lr_fail "a flush that failed on three RAID6 members succeeded"
+fi
+"$LRAIDCTL" detail lraid0 | grep -q "FAILED" ||
+	lr_fail "detail does not say FAILED: $("$LRAIDCTL" detail lraid0)"
+# whole stripes 4-7, as above: the failed members' blocks cannot be zeroed
+if blkdiscard -o $((768 * 1024)) -l $((768 * 1024)) /dev/lraid0 2>/dev/null; then
+	lr_fail "a discard of whole stripes succeeded on a FAILED array"
+fi
+for i in 0 1 3; do
+	dmsetup message "${LR_BAD_DM[i]}" 0 fail_flushes 0
+done
+echo "PASS: writes, discards and flushes wait until the failed member is recorded"

@@ -13,7 +13,8 @@
  * back neither zeroes nor the old data (SCSI LBPRZ=2 allows this).
  *
  * For write errors: "fail_writes 1" fails every write, as a drive that has
- * gone read-only; "hold" keeps writes to chosen sectors (lraid's
+ * gone read-only; "fail_flushes 1" fails every flush, as a drive that lost
+ * what its write cache held; "hold" keeps writes to chosen sectors (lraid's
  * superblock, say) from the device until "release", as a slow drive
  * would, so that a scenario can look at what the array does meanwhile.
  *
@@ -24,12 +25,14 @@
  *             discard <pass|ff>      discarded sectors read as the
  *                                    device returns them, or as 0xff
  *             fail_writes <0|1>      every write fails (1)
+ *             fail_flushes <0|1>     every empty flush fails (1)
  *             hold <sector> <count>  writes there wait for "release"
  *             release                the held writes go, none waits
  *   status:   <bad sectors> <failed reads> <sticky> <sectors reading 0xff>
- *             <failed writes> <writes waiting>
+ *             <failed writes and flushes> <writes waiting>
  *
- * Sectors are those of the target. Flushes pass through. Suspending the
+ * Sectors are those of the target. Flushes pass through unless failed.
+ * Suspending the
  * device lets the held writes go.
  */
 #include <linux/bio.h>
@@ -62,6 +65,7 @@ struct lrbad {
 	bool sticky;
 	bool discard_ff;
 	bool fail_writes;
+	bool fail_flushes;
 };
 
 static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
@@ -183,6 +187,13 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 		bio->bi_iter;
 	bio_set_dev(bio, b->dev->bdev);
 	bio->bi_iter.bi_sector = b->start + s;
+	if (s == e && (bio->bi_opf & REQ_PREFLUSH) &&
+	    READ_ONCE(b->fail_flushes)) {
+		spin_lock_irqsave(&b->lock, flags);
+		b->failed_writes++;
+		spin_unlock_irqrestore(&b->lock, flags);
+		return DM_MAPIO_KILL;
+	}
 	if (s == e || (!READ_ONCE(b->nr_bad) && !READ_ONCE(b->nr_ff) &&
 		       !READ_ONCE(b->discard_ff) && !READ_ONCE(b->fail_writes) &&
 		       !READ_ONCE(b->hold_e)))
@@ -290,7 +301,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 		return 0;
 	}
 	if (argc == 2 && (!strcmp(argv[0], "sticky") ||
-			  !strcmp(argv[0], "fail_writes"))) {
+			  !strcmp(argv[0], "fail_writes") ||
+			  !strcmp(argv[0], "fail_flushes"))) {
 		if (kstrtobool(argv[1], &on)) {
 			DMERR("%s: expected 0 or 1", argv[0]);
 			return -EINVAL;
@@ -298,8 +310,10 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 		spin_lock_irq(&b->lock);
 		if (!strcmp(argv[0], "sticky"))
 			b->sticky = on;
-		else
+		else if (!strcmp(argv[0], "fail_writes"))
 			b->fail_writes = on;
+		else
+			b->fail_flushes = on;
 		spin_unlock_irq(&b->lock);
 		return 0;
 	}
