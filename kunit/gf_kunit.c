@@ -276,7 +276,7 @@ static void gf_random_recov(struct kunit *test)
 	const struct lraid_gf_impl *im = gf_param_impl(test);
 	struct gf_bufs *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct rnd_state rs;
-	void *d[KMAX], *w[KMAX];
+	void *d[KMAX + 1], *w[KMAX + 1];
 	unsigned int t, i, k, fa, fb;
 	size_t len;
 	u8 *p, *q, *x, *y, *xp;
@@ -292,6 +292,8 @@ static void gf_random_recov(struct kunit *test)
 	for (t = 0; t < 4; t++) {
 		k = t ? 2 + prandom_u32_state(&rs) % (KMAX - 1) : KMAX;
 		len = 64 * (8 + prandom_u32_state(&rs) % 9);
+		if (!t)	/* 6 * 128 + 64 = 3 * 256 + 64: every SIMD tail */
+			len = 832;
 		for (i = 0; i < k; i++) {
 			d[i] = s->b[i];
 			fill_rand(&rs, s->b[i], len);
@@ -336,6 +338,28 @@ static void gf_random_recov(struct kunit *test)
 					      k, fa, fb);
 			}
 		}
+	}
+	/* RAID5 on 32 members: 31 data blocks, P only (b[30] is free here) */
+	k = KMAX + 1;
+	len = 832;
+	for (i = 0; i < k; i++) {
+		d[i] = s->b[i];
+		fill_rand(&rs, s->b[i], len);
+	}
+	lraid_gf_impl_c.xor_gen(k, len, d, p);
+	memset(xp, 0x77, len);
+	lraid_gf_impl_begin(im);
+	lraid_gf_impl_gen_p(im, k, len, d, xp);
+	lraid_gf_impl_end(im);
+	GF_EXPECT_BUF(test, xp, p, len, "gen_p k=%u", k);
+	for (fa = 0; fa < k; fa++) {
+		memcpy(w, d, sizeof(w));
+		w[fa] = x;
+		memset(x, 0x5a, len);
+		lraid_gf_impl_begin(im);
+		lraid_gf_impl_recov_data_p(im, k, len, w, fa, p);
+		lraid_gf_impl_end(im);
+		GF_EXPECT_BUF(test, x, d[fa], len, "data+P k=%u fa=%u", k, fa);
 	}
 }
 
@@ -402,27 +426,31 @@ static void gf_large(struct kunit *test)
 	GF_EXPECT_BUF(test, p, cp, len, "data+P P");
 }
 
-/* The dispatcher: forced choices, refusals, and an automatic pick. */
+/*
+ * The dispatcher's choice: forced, refused, automatic. Never through
+ * lraid_gf_init(): arrays may be running while this suite is loaded, and
+ * switching the implementation under them would break their FPU sections.
+ */
 static void gf_select(struct kunit *test)
 {
-	const struct lraid_gf_impl *keep = lraid_gf_current();
+	const struct lraid_gf_impl *keep = lraid_gf_current(), *got;
+	unsigned long mbs = 1;
 	unsigned int i;
 
 	for (i = 0; lraid_gf_impls[i]; i++) {
 		const struct lraid_gf_impl *im = lraid_gf_impls[i];
 
-		if (lraid_gf_impl_supported(im, NULL)) {
-			KUNIT_EXPECT_EQ(test, lraid_gf_init(im->name), 0);
-			KUNIT_EXPECT_PTR_EQ(test, lraid_gf_current(), im);
-		} else {
-			KUNIT_EXPECT_EQ(test, lraid_gf_init(im->name), -ENODEV);
-		}
+		got = lraid_gf_choose(im->name, &mbs);
+		if (lraid_gf_impl_supported(im, NULL))
+			KUNIT_EXPECT_PTR_EQ(test, got, im);
+		else
+			KUNIT_EXPECT_NULL(test, got);
 	}
-	KUNIT_EXPECT_EQ(test, lraid_gf_init("nosuch"), -ENODEV);
-	KUNIT_EXPECT_EQ(test, lraid_gf_init(NULL), 0);
-	KUNIT_EXPECT_TRUE(test, lraid_gf_impl_supported(lraid_gf_current(),
-							NULL));
-	KUNIT_EXPECT_EQ(test, lraid_gf_init(keep->name), 0);
+	KUNIT_EXPECT_NULL(test, lraid_gf_choose("nosuch", &mbs));
+	got = lraid_gf_choose(NULL, &mbs);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	KUNIT_EXPECT_TRUE(test, lraid_gf_impl_supported(got, NULL));
+	KUNIT_EXPECT_PTR_EQ(test, lraid_gf_current(), keep);
 }
 
 static struct kunit_case lraid_gf_cases[] = {

@@ -129,6 +129,8 @@ void lraid_gf_impl_update_pq(const struct lraid_gf_impl *impl,
 	void *src[2 * 32 + 1];
 	unsigned int j;
 
+	if (!n)
+		return;
 	if (q) {
 		impl->update_pq(first, n, len, old, new, p, q);
 		return;
@@ -251,12 +253,11 @@ static unsigned long gf_bench(const struct lraid_gf_impl *impl, u8 *buf)
 	return (unsigned long)(4ULL * BENCH_K * BENCH_LEN * 1000 / best);
 }
 
-static unsigned long gf_cur_mbs;
-
-int lraid_gf_init(const char *force)
+const struct lraid_gf_impl *lraid_gf_choose(const char *force,
+					    unsigned long *mbs)
 {
 	const struct lraid_gf_impl *best = NULL, *impl;
-	unsigned long mbs, best_mbs = 0;
+	unsigned long m, best_mbs = 0;
 	unsigned int i;
 	u8 *buf;
 
@@ -265,16 +266,13 @@ int lraid_gf_init(const char *force)
 			if (!strcmp(lraid_gf_impls[i]->name, force))
 				best = lraid_gf_impls[i];
 		if (!best || !lraid_gf_impl_supported(best, NULL))
-			return -ENODEV;
+			return NULL;
 	}
 
 	buf = kmalloc((BENCH_K + 2) * BENCH_LEN, GFP_KERNEL);
 	if (!buf) {
-		if (!best)
-			best = &lraid_gf_impl_c;
-		gf_cur = best;
-		gf_cur_mbs = 0;
-		return 0;
+		*mbs = 0;
+		return best ? best : &lraid_gf_impl_c;
 	}
 	for (i = 0; i < (BENCH_K + 2) * BENCH_LEN; i++)
 		buf[i] = i * 131 + (i >> 9);
@@ -286,19 +284,37 @@ int lraid_gf_init(const char *force)
 			impl = lraid_gf_impls[i];
 			if (!lraid_gf_impl_supported(impl, NULL))
 				continue;
-			mbs = gf_bench(impl, buf);
-			if (!best || mbs > best_mbs) {
+			m = gf_bench(impl, buf);
+			if (!best || m > best_mbs) {
 				best = impl;
-				best_mbs = mbs;
+				best_mbs = m;
 			}
 		}
 	}
 	kfree(buf);
-	gf_cur = best;
-	gf_cur_mbs = best_mbs;
+	*mbs = best_mbs;
+	return best;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_gf_choose);
+
+static unsigned long gf_cur_mbs;
+
+/*
+ * Only while no array can be running (module init, userspace tests):
+ * lraid_gf_begin() and the operations after it read gf_cur separately.
+ */
+int lraid_gf_init(const char *force)
+{
+	const struct lraid_gf_impl *impl;
+	unsigned long mbs;
+
+	impl = lraid_gf_choose(force, &mbs);
+	if (!impl)
+		return -ENODEV;
+	gf_cur = impl;
+	gf_cur_mbs = mbs;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(lraid_gf_init);
 
 #ifdef __KERNEL__
 static char gf_param[16];

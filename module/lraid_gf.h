@@ -12,8 +12,11 @@
  *
  * SIMD: every operation below must run between lraid_gf_begin() and
  * lraid_gf_end(), in task context. begin/end wrap kernel_fpu_begin/end
- * when the selected implementation uses vector registers; callers batch
- * several stripes in one section (keep a section under ~1 MiB of work).
+ * when the selected implementation uses vector registers, which disables
+ * preemption. The driver opens one section per op (one window of one
+ * stripe, at most 64 KiB per member): in its worker kthreads a section
+ * saves no user FPU state, so begin/end cost little more than the
+ * preemption toggle.
  *
  * The same sources build in userspace (lraid_user.h) for tests and bench.
  */
@@ -29,7 +32,8 @@
 
 /* Select the implementation: @force names one ("c", "avx2", "avx512",
  * "gfni") or is NULL/"" for automatic choice. Returns 0 or -ENODEV when the
- * forced one is not supported by this CPU (or unknown).
+ * forced one is not supported by this CPU (or unknown). Only before any
+ * array runs: the module's load, userspace tests.
  */
 int lraid_gf_init(const char *force);
 const char *lraid_gf_name(void);
@@ -108,6 +112,13 @@ bool lraid_gf_impl_supported(const struct lraid_gf_impl *impl,
 			     const char **why);
 /* The implementation in use. */
 const struct lraid_gf_impl *lraid_gf_current(void);
+/*
+ * What lraid_gf_init(@force) would select, and its gen_pq rate in MB/s
+ * (0 when not measured); NULL when @force is unknown or unsupported.
+ * Changes nothing: safe while arrays run.
+ */
+const struct lraid_gf_impl *lraid_gf_choose(const char *force,
+					    unsigned long *mbs);
 
 /*
  * Run one operation of a given implementation (tests, benchmark). The

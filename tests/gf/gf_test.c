@@ -232,31 +232,23 @@ static void report(bool ok, const char *impl, const char *what)
 		failures++;
 }
 
-static bool check_gen(const struct lraid_gf_impl *im, unsigned int trials)
+/* gen_pq (k <= 30) and gen_p (k <= 31) of one random stripe */
+static bool gen_case(const struct lraid_gf_impl *im, unsigned int k, size_t len)
 {
-	bool ok = true;
+	struct stripe s;
+	u8 *rp = malloc(len), *rq = malloc(len);
+	u8 *ip = malloc(len), *iq = malloc(len);
+	bool ok = true, pq = k <= 30;
 
-	while (trials--) {
-		struct stripe s;
-		unsigned int k = rnd_range(2, 30);
-		/* every 8th: 64 KiB or more, the prefetch and streaming-store
-		 * paths (taken when the outputs are 64-byte aligned)
-		 */
-		size_t len = trials % 8 ? rnd_len(8192) :
-			     65536 + rnd_len(196608);
-		u8 *rp = malloc(len), *rq = malloc(len);
-		u8 *ip = malloc(len), *iq = malloc(len);
+	stripe_init(&s, k, len);
+	ref_pq(k, len, (u8 *const *)s.dp, rp, rq);
+	isal_pq(k, len, s.dp, ip, pq ? iq : NULL);
+	if (memcmp(rp, ip, len) || (pq && memcmp(rq, iq, len))) {
+		fprintf(stderr, "reference and ISA-L disagree k=%u\n", k);
+		ok = false;
+	}
 
-		aligned_only = trials % 16 == 0;
-		stripe_init(&s, k, len);
-		aligned_only = false;
-		ref_pq(k, len, (u8 *const *)s.dp, rp, rq);
-		isal_pq(k, len, s.dp, ip, iq);
-		if (memcmp(rp, ip, len) || memcmp(rq, iq, len)) {
-			fprintf(stderr, "reference and ISA-L disagree k=%u\n", k);
-			ok = false;
-		}
-
+	if (pq) {
 		lraid_gf_impl_begin(im);
 		im->gen_pq(k, len, s.dp, s.p.p, s.q.p);
 		lraid_gf_impl_end(im);
@@ -265,24 +257,85 @@ static bool check_gen(const struct lraid_gf_impl *im, unsigned int trials)
 				im->name, k, len);
 			ok = false;
 		}
-
-		/* gen_p, up to 31 sources */
-		memset(s.x[0].p, 0, len);
-		lraid_gf_impl_begin(im);
-		lraid_gf_impl_gen_p(im, k, len, s.dp, s.x[0].p);
-		lraid_gf_impl_end(im);
-		if (memcmp(s.x[0].p, ip, len)) {
-			fprintf(stderr, "%s gen_p k=%u len=%zu wrong\n",
-				im->name, k, len);
-			ok = false;
-		}
-		ok = ok && stripe_guards_ok(&s);
-		stripe_free(&s);
-		free(rp);
-		free(rq);
-		free(ip);
-		free(iq);
 	}
+
+	/* gen_p, up to 31 sources */
+	memset(s.x[0].p, 0, len);
+	lraid_gf_impl_begin(im);
+	lraid_gf_impl_gen_p(im, k, len, s.dp, s.x[0].p);
+	lraid_gf_impl_end(im);
+	if (memcmp(s.x[0].p, ip, len)) {
+		fprintf(stderr, "%s gen_p k=%u len=%zu wrong\n",
+			im->name, k, len);
+		ok = false;
+	}
+	ok = ok && stripe_guards_ok(&s);
+	stripe_free(&s);
+	free(rp);
+	free(rq);
+	free(ip);
+	free(iq);
+	return ok;
+}
+
+static bool check_gen(const struct lraid_gf_impl *im, unsigned int trials)
+{
+	bool ok = true;
+
+	while (trials--) {
+		unsigned int k = rnd_range(2, 31);
+		/* every 8th: 64 KiB or more, the prefetch and streaming-store
+		 * paths (taken when the outputs are 64-byte aligned)
+		 */
+		size_t len = trials % 8 ? rnd_len(8192) :
+			     65536 + rnd_len(196608);
+
+		aligned_only = trials % 16 == 0;
+		ok = gen_case(im, k, len) && ok;
+		aligned_only = false;
+	}
+	return ok;
+}
+
+/*
+ * Update of data blocks first..first+n-1 of one random stripe: P and Q, or
+ * P alone (@raid5, k up to 31), against ISA-L on the new data.
+ */
+static bool update_case(const struct lraid_gf_impl *im, unsigned int k,
+			size_t len, unsigned int first, unsigned int n,
+			bool raid5)
+{
+	struct stripe s;
+	void *old[MAXK], *new[MAXK];
+	u8 *ip = malloc(len), *iq = malloc(len);
+	unsigned int j;
+	bool ok = true;
+
+	stripe_init(&s, k, len);
+	isal_pq(k, len, s.dp, s.p.p, raid5 ? NULL : s.q.p);
+	for (j = 0; j < n; j++) {
+		tbuf_fill(&s.x[j]);
+		old[j] = s.dp[first + j];
+		new[j] = s.x[j].p;
+	}
+	lraid_gf_impl_begin(im);
+	lraid_gf_impl_update_pq(im, first, n, len, old, new, s.p.p,
+				raid5 ? NULL : s.q.p);
+	lraid_gf_impl_end(im);
+	for (j = 0; j < n; j++)
+		s.dp[first + j] = new[j];
+	isal_pq(k, len, s.dp, ip, raid5 ? NULL : iq);
+	if (memcmp(s.p.p, ip, len) || (!raid5 && memcmp(s.q.p, iq, len))) {
+		fprintf(stderr, "%s update_pq k=%u first=%u n=%u len=%zu%s wrong\n",
+			im->name, k, first, n, len, raid5 ? " raid5" : "");
+		ok = false;
+	}
+	for (j = 0; j < n; j++)
+		s.dp[first + j] = old[j];
+	ok = ok && stripe_guards_ok(&s);
+	stripe_free(&s);
+	free(ip);
+	free(iq);
 	return ok;
 }
 
@@ -291,42 +344,13 @@ static bool check_update(const struct lraid_gf_impl *im, unsigned int trials)
 	bool ok = true;
 
 	while (trials--) {
-		struct stripe s;
-		unsigned int k = rnd_range(2, 30), first, n, j;
-		size_t len = rnd_len(8192);
-		void *old[MAXK], *new[MAXK];
-		u8 *ip = malloc(len), *iq = malloc(len);
 		bool raid5 = !(trials % 5);
+		unsigned int k = rnd_range(2, raid5 ? 31 : 30), first, n;
+		size_t len = rnd_len(8192);
 
 		first = rnd_range(0, k - 1);
 		n = rnd_range(1, k - first);
-		stripe_init(&s, k, len);
-		lraid_gf_impl_begin(&lraid_gf_impl_c);
-		lraid_gf_impl_c.gen_pq(k, len, s.dp, s.p.p, s.q.p);
-		lraid_gf_impl_end(&lraid_gf_impl_c);
-		for (j = 0; j < n; j++) {
-			tbuf_fill(&s.x[j]);
-			old[j] = s.dp[first + j];
-			new[j] = s.x[j].p;
-		}
-		lraid_gf_impl_begin(im);
-		lraid_gf_impl_update_pq(im, first, n, len, old, new, s.p.p,
-					raid5 ? NULL : s.q.p);
-		lraid_gf_impl_end(im);
-		for (j = 0; j < n; j++)
-			s.dp[first + j] = new[j];
-		isal_pq(k, len, s.dp, ip, iq);
-		if (memcmp(s.p.p, ip, len) || (!raid5 && memcmp(s.q.p, iq, len))) {
-			fprintf(stderr, "%s update_pq k=%u first=%u n=%u len=%zu%s wrong\n",
-				im->name, k, first, n, len, raid5 ? " raid5" : "");
-			ok = false;
-		}
-		for (j = 0; j < n; j++)
-			s.dp[first + j] = old[j];
-		ok = ok && stripe_guards_ok(&s);
-		stripe_free(&s);
-		free(ip);
-		free(iq);
+		ok = update_case(im, k, len, first, n, raid5) && ok;
 	}
 	return ok;
 }
@@ -359,7 +383,7 @@ static bool check_recov_stripe(const struct lraid_gf_impl *im,
 	bool ok = true;
 
 	stripe_init(&s, k, len);
-	isal_pq(k, len, s.dp, s.p.p, s.q.p);
+	isal_pq(k, len, s.dp, s.p.p, k <= 30 ? s.q.p : NULL);
 	lraid_gf_impl_begin(im);
 	for (fa = 0; fa < k; fa++) {
 		/* one data, from P */
@@ -370,6 +394,8 @@ static bool check_recov_stripe(const struct lraid_gf_impl *im,
 				im->name, k, fa, len);
 			ok = false;
 		}
+		if (k > 30)	/* RAID5 on 32 members: P only */
+			continue;
 		/* data + P, from Q; P regenerated */
 		lose(&s, d, fa, k);
 		memset(s.x[2].p, 0x77, len);
@@ -405,9 +431,12 @@ static bool check_recov_stripe(const struct lraid_gf_impl *im,
 		}
 	}
 	/* P + Q */
-	im->gen_pq(k, len, s.dp, s.x[2].p, s.x[3].p);
-	if (memcmp(s.x[2].p, s.p.p, len) || memcmp(s.x[3].p, s.q.p, len))
-		ok = false;
+	if (k <= 30) {
+		im->gen_pq(k, len, s.dp, s.x[2].p, s.x[3].p);
+		if (memcmp(s.x[2].p, s.p.p, len) ||
+		    memcmp(s.x[3].p, s.q.p, len))
+			ok = false;
+	}
 	lraid_gf_impl_end(im);
 	ok = ok && stripe_guards_ok(&s);
 	stripe_free(&s);
@@ -420,15 +449,50 @@ static bool check_recov(const struct lraid_gf_impl *im, unsigned int trials)
 	unsigned int k;
 
 	/* every k with a short block, then random k and lengths */
-	for (k = 2; k <= 30; k++)
+	for (k = 2; k <= 31; k++)
 		ok = check_recov_stripe(im, k, 512) && ok;
 	while (trials--) {
-		ok = check_recov_stripe(im, rnd_range(2, 30), rnd_len(4096)) && ok;
+		ok = check_recov_stripe(im, rnd_range(2, 31), rnd_len(4096)) && ok;
 		/* large aligned blocks: prefetch and streaming-store paths */
 		aligned_only = true;
 		ok = check_recov_stripe(im, rnd_range(2, 8),
 					65536 + rnd_len(131072)) && ok;
 		aligned_only = false;
+	}
+	return ok;
+}
+
+/*
+ * The edges, every time rather than by chance: the fewest and most data
+ * blocks, at lengths that leave each unrolled loop (128 B for AVX2, 256 B
+ * for AVX-512 and GFNI) a 64 B tail of every size, every operation,
+ * every failed pair, updates of none, the first, the last and all blocks.
+ */
+static bool check_edges(const struct lraid_gf_impl *im)
+{
+	static const unsigned int ks[] = { 2, 3, 29, 30, 31 };
+	static const size_t lens[] = { 512, 576, 640, 704, 832, 4160 };
+	unsigned int i, j, k;
+	bool ok = true;
+
+	for (i = 0; i < ARRAY_SIZE(ks); i++) {
+		k = ks[i];
+		for (j = 0; j < ARRAY_SIZE(lens); j++) {
+			size_t len = lens[j];
+
+			ok = gen_case(im, k, len) && ok;
+			ok = check_recov_stripe(im, k, len) && ok;
+			ok = update_case(im, k, len, 0, 0, true) && ok;
+			ok = update_case(im, k, len, 0, 1, true) && ok;
+			ok = update_case(im, k, len, k - 1, 1, true) && ok;
+			ok = update_case(im, k, len, 0, k, true) && ok;
+			if (k > 30)
+				continue;
+			ok = update_case(im, k, len, 0, 0, false) && ok;
+			ok = update_case(im, k, len, 0, 1, false) && ok;
+			ok = update_case(im, k, len, k - 1, 1, false) && ok;
+			ok = update_case(im, k, len, 0, k, false) && ok;
+		}
 	}
 	return ok;
 }
@@ -505,6 +569,8 @@ int main(int argc, char **argv)
 		       "update_pq (RAID5 and RAID6) vs ISA-L");
 		report(check_recov(im, 4 * scale), im->name,
 		       "recovery: data, data+P, data+Q, 2 data, P+Q");
+		report(check_edges(im), im->name,
+		       "k 2, 3, 29, 30, 31 at every tail length, all operations");
 	}
 	return failures ? 1 : 0;
 }
