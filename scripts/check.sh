@@ -19,7 +19,11 @@ for a in "$@"; do
 	case $a in
 	--debug) debug=1 ;;
 	--quick) quick=1 ;;
-	--full) export LRAID_TEST_LEVEL=full ;;
+	--full)
+		export LRAID_TEST_LEVEL=full
+		# every combination in one guest runs for hours
+		export LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-14400}
+		;;
 	*)
 		echo "usage: $0 [--debug] [--quick] [--full]" >&2
 		exit 2

@@ -3,8 +3,11 @@
 # Guest side of `make check`: run the integration scenarios
 # scripts/tests/NNN-*.sh (or the ones named as arguments) one by one.
 # A scenario exits 0 (pass), 77 (skip, after printing why) or anything else
-# (fail). After each one the kernel log is checked for WARNING, BUG, KASAN,
-# lockdep, hung-task reports: any of them fails the scenario.
+# (fail). After each one lraid is unloaded (a module that will not unload
+# fails the scenario) and the kernel log of the whole run, followed live so
+# that a scenario's own log marks cannot hide anything, is checked for
+# WARNING, BUG, KASAN, lockdep, hung-task and RCU stall reports: any of
+# them fails the scenario.
 set -uo pipefail
 
 top=${LRAID_ROOT:?run me through scripts/vm-run}
@@ -14,7 +17,7 @@ export LRAID_KO=${LRAID_KO:-$kd/module/lraid.ko}
 # quick: the covering set `make check` runs; full: every combination.
 export LRAID_TEST_LEVEL=${LRAID_TEST_LEVEL:-quick}
 limit=${LRAID_TEST_TIMEOUT:-900}
-bad='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked for more than|general protection fault|Oops|kernel BUG|soft lockup|hard LOCKUP'
+bad='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked for more than|general protection fault|Oops|kernel BUG|soft lockup|hard LOCKUP|detected stall|Kernel panic'
 
 if [ $# -gt 0 ]; then
 	tests=("$@")
@@ -34,14 +37,37 @@ for t in "${tests[@]}"; do
 		continue
 	fi
 	log=$(mktemp)
-	dmesg -C
+	klog=$(mktemp)
+	# Everything the kernel logs from here on, whatever the scenario does
+	# to the log buffer, until the module is unloaded after it.
+	mark="lraid-scenarios: $name begins ($$.$RANDOM)"
+	echo "$mark" >/dev/kmsg
+	dmesg --follow >"$klog" 2>&1 &
+	kpid=$!
 	start=$(date +%s)
 	timeout -k 10 "$limit" bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	if dmesg | grep -Eq "$bad"; then
+	# Leave nothing behind for the next scenario; a module that will not
+	# unload (a reference leaked, an array left running) fails this one.
+	if grep -q '^lraid ' /proc/modules && ! rmmod lraid >>"$log" 2>&1; then
+		echo "rmmod lraid failed after $name" >>"$log"
+		[ $rc = 0 ] && rc=98
+	fi
+	echo "lraid-scenarios: $name ends ($$)" >/dev/kmsg
+	for _ in $(seq 50); do
+		grep -q "lraid-scenarios: $name ends ($$)" "$klog" && break
+		sleep 0.1
+	done
+	kill "$kpid" 2>/dev/null
+	wait "$kpid" 2>/dev/null
+	awk -v m="$mark" 'index($0, m) { f = 1 } f' "$klog" >"$klog.s"
+	if ! grep -q "lraid-scenarios: $name ends" "$klog.s"; then
+		echo "the kernel log of $name could not be read whole" >>"$log"
+		rc=97
+	elif grep -Eq "$bad" "$klog.s"; then
 		echo "kernel reported problems during $name:" >>"$log"
-		dmesg | grep -E -A25 "$bad" | head -60 >>"$log"
+		grep -E -A25 "$bad" "$klog.s" | head -60 >>"$log"
 		rc=99
 	fi
 	case $rc in
@@ -53,8 +79,6 @@ for t in "${tests[@]}"; do
 		fail=1
 		;;
 	esac
-	rm -f "$log"
-	# Leave nothing behind for the next scenario.
-	grep -q '^lraid ' /proc/modules && rmmod lraid 2>/dev/null
+	rm -f "$log" "$klog" "$klog.s"
 done
 exit $fail

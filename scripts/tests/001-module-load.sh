@@ -14,7 +14,7 @@ grep -q '^lraid ' /proc/modules || lr_fail "lraid not in /proc/modules"
 impl=$(cat /sys/module/lraid/parameters/parity)
 lr_log "parity implementation: $impl"
 case $impl in c | avx2 | avx512 | gfni) ;; *) lr_fail "parity param reads '$impl'" ;; esac
-dmesg | grep -q 'lraid: parity' || lr_fail "no parity line in the load message"
+lr_klog_has 'lraid: parity' || lr_fail "no parity line in the load message"
 
 "$LRAIDCTL" version | tee "$LR_TMP/version"
 grep -qi 'abi' "$LR_TMP/version" || lr_fail "lraidctl version shows no ABI version"

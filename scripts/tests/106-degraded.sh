@@ -21,7 +21,8 @@ sha() {
 	dd if=/dev/lraid0 bs=1M count=12 iflag=direct status=none | sha256sum
 }
 
-# fail MEMBER: mark it failed, the array must read back what was written
+# fail MEMBER: mark it failed and overwrite its data area with noise; the
+# array must read back what was written, rebuilt from the others
 fail_one() {
 	local before
 	before=$(sha)
@@ -30,6 +31,7 @@ fail_one() {
 		lr_fail "detail does not show degraded"
 	"$LRAIDCTL" detail lraid0 | grep -q "faulty *$1\$" ||
 		lr_fail "detail does not show $1 faulty"
+	lr_noise "$1"
 	fill --verify_only
 	[ "$(sha)" = "$before" ] ||
 		lr_fail "reconstructed contents differ after failing $1"

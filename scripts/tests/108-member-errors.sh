@@ -69,7 +69,7 @@ write_errors() {
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
 	grep -Eq "faulty *($(readlink -f "${LR_M[1]}")|${LR_M[1]})\$" "$LR_TMP/detail" ||
 		{ cat "$LR_TMP/detail"; lr_fail "member 1 not faulty after write errors"; }
-	dmesg | grep -Eq "(write error .*|max_read_errors [0-9]+: )member marked failed" ||
+	lr_klog_has -E "(write error .*|max_read_errors [0-9]+: )member marked failed" ||
 		lr_fail "no write error reported in the kernel log"
 	fill --randseed=4242 --verify_only
 	newsha=$(sha)
@@ -109,7 +109,7 @@ for cfg in "5 4 read" "5 4 noredund" "5 4 write" "6 5 both"; do
 		"$LRAIDCTL" fail lraid0 "${LR_M[3]}" >/dev/null || lr_fail "fail"
 	fi
 
-	dmesg -C
+	lr_klog_mark
 	if ! { dmsetup suspend --noudevsync "$dm" &&
 		dm_table "$under" bad | dmsetup load "$dm" &&
 		dmsetup resume --noudevsync "$dm"; }; then
@@ -142,10 +142,10 @@ for cfg in "5 4 read" "5 4 noredund" "5 4 write" "6 5 both"; do
 	lr_log "1 MiB reads (cloned per chunk)"
 	[ "$(sha)" = "$before" ] || lr_fail "1 MiB reads differ after read errors"
 	fill --verify_only
-	dmesg | grep -q "read error .* reconstructing" ||
+	lr_klog_has "read error .* reconstructing" ||
 		lr_fail "no read error reported in the kernel log"
 	# the rewrite of the rebuilt blocks failed too: member 1 is failed
-	dmesg | grep -q "write error .* marked failed" ||
+	lr_klog_has "write error .* marked failed" ||
 		lr_fail "no failed rewrite reported in the kernel log"
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
 	grep -Eq "faulty *($(readlink -f "${LR_M[1]}")|${LR_M[1]})\$" "$LR_TMP/detail" ||

@@ -137,8 +137,10 @@ for cfg in "5 5" "6 7"; do
 	lr_fio /dev/lraid0 rmw "${rmw[@]}"
 	want=$(dd if=/dev/lraid0 bs=1M count=8 iflag=direct status=none | sha256sum)
 	"$LRAIDCTL" fail lraid0 "${LR_M[1]}" || lr_fail "fail ${LR_M[1]}"
+	lr_noise "${LR_M[1]}" 8
 	if [ "$level" = 6 ]; then
 		"$LRAIDCTL" fail lraid0 "${LR_M[4]}" || lr_fail "fail ${LR_M[4]}"
+		lr_noise "${LR_M[4]}" 8
 	fi
 	lr_fio /dev/lraid0 rmw "${rmw[@]}" --verify_only
 	got=$(dd if=/dev/lraid0 bs=1M count=8 iflag=direct status=none | sha256sum)

@@ -47,18 +47,19 @@ if dd if="$sd" of=/dev/null bs=4k skip=$((bad0 / 8 + 4)) count=1 \
 	lr_fail "the medium error range of $sd reads fine"
 fi
 
-dmesg -C
+lr_klog_mark
 lr_log "64 KiB reads, split by member 1 into 4 KiB pieces: rebuilt"
 # a read the member splits comes back chained; its retry must not end early
 mskb=$(cat "/sys/block/${sd#/dev/}/queue/max_sectors_kb")
-echo 4 >"/sys/block/${sd#/dev/}/queue/max_sectors_kb" 2>/dev/null || true
+echo 4 >"/sys/block/${sd#/dev/}/queue/max_sectors_kb" ||
+	lr_fail "cannot limit ${sd#/dev/} to 4 KiB requests"
 [ "$(sha 64K)" = "$before" ] || lr_fail "split reads differ after read errors"
 echo "$mskb" >"/sys/block/${sd#/dev/}/queue/max_sectors_kb" 2>/dev/null || true
 lr_log "4 KiB reads over the bad range: rebuilt and written back"
 [ "$(sha 4K)" = "$before" ] || lr_fail "reads differ after read errors"
-dmesg | grep -q "read error .* reconstructing" ||
+lr_klog_has "read error .* reconstructing" ||
 	lr_fail "no read error in the kernel log"
-dmesg | grep -q "read error corrected .* on ${sd#/dev/}" ||
+lr_klog_has "read error corrected .* on ${sd#/dev/}" ||
 	lr_fail "no corrected read error in the kernel log"
 "$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
 if grep -q "faulty" "$LR_TMP/detail"; then
@@ -98,9 +99,9 @@ fresh() {
 # uncorrected HOW: after HOW met the sticky bad sectors, member 1 is
 # failed for a read error not corrected, and nothing said corrected
 uncorrected() {
-	dmesg | grep -q "read error not corrected (.*) on ${sd#/dev/} (role 1): member marked failed" ||
+	lr_klog_has "read error not corrected (.*) on ${sd#/dev/} (role 1): member marked failed" ||
 		lr_fail "$1: no uncorrected read error in the kernel log"
-	if dmesg | grep -q "read error corrected"; then
+	if lr_klog_has "read error corrected"; then
 		lr_fail "$1: a read error that stayed was reported corrected"
 	fi
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
@@ -118,7 +119,7 @@ lr_log "sticky bad sectors: the read back after a read's rewrite fails"
 fresh
 lr_bad_sticky 1 1
 lr_bad_on 1 $bad0 $badn
-dmesg -C
+lr_klog_mark
 [ "$(sha 4K)" = "$before" ] || lr_fail "reads differ with sticky read errors"
 uncorrected "reads"
 
@@ -126,7 +127,7 @@ lr_log "sticky bad sectors: the read back after a write's rewrite fails"
 fresh
 lr_bad_sticky 1 1
 lr_bad_on 1 $bad0 $badn
-dmesg -C
+lr_klog_mark
 # 4 KiB writes of the bytes already there into the bad rows of stripe 32,
 # at data index 1 (member 1) and 0: one of them reads member 1, whether
 # read-modify-write or reconstruct-write wins their tie (2 reads each)
@@ -136,7 +137,7 @@ for di in 1 0; do
 	dd if="$LR_TMP/img" of=/dev/lraid0 bs=4k skip=$blk seek=$blk count=1 \
 		oflag=direct status=none || lr_fail "write into the bad rows"
 done
-dmesg | grep -q "read error .* rebuilding it from the others" ||
+lr_klog_has "read error .* rebuilding it from the others" ||
 	lr_fail "the write met no read error"
 uncorrected "writes"
 
@@ -144,9 +145,9 @@ lr_log "max_read_errors=3: the fourth read error fails the member"
 fresh
 echo 3 >/sys/module/lraid/parameters/max_read_errors
 lr_bad_on 1 $bad0 $badn
-dmesg -C
+lr_klog_mark
 [ "$(sha 4K)" = "$before" ] || lr_fail "reads differ with read errors"
-dmesg | grep -q "more than max_read_errors 3: member marked failed" ||
+lr_klog_has "more than max_read_errors 3: member marked failed" ||
 	lr_fail "no read error limit message in the kernel log"
 "$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"
 grep -Eq "faulty *$sd\$" "$LR_TMP/detail" ||

@@ -95,7 +95,7 @@ in_array() {
 		cat "$LR_TMP/detail"
 		lr_fail "$1: a member was marked failed"
 	fi
-	dmesg | grep -q "read error corrected" ||
+	lr_klog_has "read error corrected" ||
 		lr_fail "$1: no corrected read error in the kernel log"
 }
 
@@ -125,10 +125,10 @@ m=("${LR_M[0]}" "${LR_BAD[0]}" "${LR_M[1]}" "${LR_M[2]}" "${LR_M[3]}")
 start 5 "${m[@]}"
 garbage "${m[1]}" 20 22
 bad 1 20 22
-dmesg -C
+lr_klog_mark
 put "$(off 5 1 20 1)" 65536 4K
 put "$(off 5 1 22 0)" $((3 * 65536)) 192K
-dmesg | grep -q "read error .* rebuilding it from the others" ||
+lr_klog_has "read error .* rebuilding it from the others" ||
 	lr_fail "RAID5: the writes met no read error"
 in_array "RAID5 writes"
 same "RAID5"
@@ -149,12 +149,12 @@ start 6 "${m[@]}"
 garbage "${m[1]}" 70 74 76 77 81 83
 garbage "${m[2]}" 70 74 76 77 81 83
 bad 2 70 74 76 77 81 83
-dmesg -C
+lr_klog_mark
 # 4 KiB writes: read-modify-write (3 reads, against 4 for reconstruct)
 put "$(off 7 2 77 0)" 65536 4K
 put "$(off 7 2 81 4)" 65536 4K
 put "$(off 7 2 83 0)" 65536 4K
-dmesg | grep -q "read error .* rebuilding it from the others" ||
+lr_klog_has "read error .* rebuilding it from the others" ||
 	lr_fail "RAID6: the writes met no read error"
 in_array "RAID6 writes"
 same "RAID6"

@@ -64,7 +64,7 @@ run() {
 	m=("${LR_BAD[@]:0:nbad}" "${LR_M[@]}")
 	lr_create lraid0 --level "$level" --chunk 64K "${m[@]}"
 	f0=$(failed_reads)
-	dmesg -C
+	lr_klog_mark
 	rm -f "$LR_TMP/stop"
 	inject "$end" "$nbad" &
 	pids=($!)
@@ -81,13 +81,13 @@ run() {
 		wait "$p" || lr_fail "RAID$level: a background loop failed"
 	done
 	f1=$(failed_reads)
-	lr_log "RAID$level: $((f1 - f0)) member reads failed, $(dmesg |
+	lr_log "RAID$level: $((f1 - f0)) member reads failed, $(lr_klog |
 		grep -c "read error corrected") corrections logged"
 	[ $((f1 - f0)) -ge 20 ] ||
 		lr_fail "RAID$level: only $((f1 - f0)) reads met a bad sector"
-	dmesg | grep -q "read error corrected" ||
+	lr_klog_has "read error corrected" ||
 		lr_fail "RAID$level: no corrected read error in the kernel log"
-	if dmesg | grep -q "not corrected"; then
+	if lr_klog_has "not corrected"; then
 		lr_fail "RAID$level: a rewrite did not hold"
 	fi
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail"

@@ -32,13 +32,13 @@ lr_log "error on raid0's other member under a chained read"
 rd 32 64 || lr_fail "healthy read failed: $(cat "$LR_TMP/dd.err")"
 cmp -s "$LR_TMP/got" <(head -c 96K "$LR_TMP/data" | tail -c 64K) ||
 	lr_fail "healthy read returned other bytes"
-dmesg -c >/dev/null
+lr_klog_mark
 lr_bad_on 1 0 128
 if rd 32 64; then
 	lr_fail "a read half on a failing device succeeded (the error was lost)"
 fi
-dmesg | grep -q "lraid0: read error" &&
-	lr_fail "lraid took the other device's error for its member's: $(dmesg | grep lraid0: | head -3)"
+lr_klog_has "lraid0: read error" &&
+	lr_fail "lraid took the other device's error for its member's: $(lr_klog | grep lraid0: | head -3)"
 # lraid's half alone is fine
 rd 64 32 || lr_fail "lraid's half: $(cat "$LR_TMP/dd.err")"
 cmp -s "$LR_TMP/got" <(head -c 96K "$LR_TMP/data" | tail -c 32K) ||
@@ -48,13 +48,13 @@ lr_bad_off
 lr_log "error on an lraid member under a chained read"
 # lraid0 bytes 0-32K are role 0's first chunk, past the data offset; a
 # bad range over its first 4 MiB covers them wherever the data area starts
-dmesg -c >/dev/null
+lr_klog_mark
 lr_bad_on 2 0 8192
 dmsetup message "${LR_BAD_DM[0]}" 0 clear || lr_fail "clear ${LR_BAD_DM[0]}"
 rd 32 64 || lr_fail "read with an lraid member failing: $(cat "$LR_TMP/dd.err")"
 cmp -s "$LR_TMP/got" <(head -c 96K "$LR_TMP/data" | tail -c 64K) ||
 	lr_fail "read around an lraid member returned other bytes"
-dmesg | grep -q "lraid0: read error" ||
+lr_klog_has "lraid0: read error" ||
 	lr_fail "no read error logged: the bad range missed lraid's member"
 lr_bad_off
 echo "PASS: errors under chained reads reach the caller, lraid's own are read around"

@@ -88,7 +88,7 @@ lr_log "RAID5 x4, role 0 failed, then a write fails on role 1"
 array 1
 "$LRAIDCTL" fail lraid0 "${LR_M[0]}" || lr_fail "fail role 0"
 writes_fail lrw1 "${raw[1]}" 1
-dmesg -c >/dev/null
+lr_klog_mark
 # stripe 0: bytes 0-64K on role 0, 64K-128K on role 1, 128K-192K on role 2
 if dd if=/dev/urandom of=/dev/lraid0 bs=4k seek=16 count=1 oflag=direct \
 	conv=notrunc status=none 2>/dev/null; then
@@ -98,8 +98,8 @@ if rd 0 4; then
 	same 0 4 && lr_fail "role 0's block read back although it cannot be rebuilt"
 	lr_fail "role 0's block read back wrong bytes as a success (rebuilt from a stale role 1)"
 fi
-dmesg | grep -q "role 1): member marked failed, more members failed than parity covers" ||
-	lr_fail "role 1 not marked failed past what parity covers: $(dmesg | grep lraid0 | tail -3)"
+lr_klog_has "role 1): member marked failed, more members failed than parity covers" ||
+	lr_fail "role 1 not marked failed past what parity covers: $(lr_klog | grep lraid0 | tail -3)"
 rd 128 64 || lr_fail "role 2's chunk does not read"
 same 128 64 || lr_fail "role 2's chunk reads other bytes"
 "$LRAIDCTL" detail lraid0 | grep -q "FAILED" ||
@@ -131,10 +131,10 @@ rd 0 4 || lr_fail "role 0 rebuilt after --force"
 lr_log "RAID5 x4, role 2 cannot take its superblock at stop"
 array 2
 writes_fail lrw2 "${raw[2]}" 1
-dmesg -c >/dev/null
+lr_klog_mark
 "$LRAIDCTL" stop lraid0 || lr_fail stop
-dmesg | grep -q "role 2) marked failed: its superblock cannot be written" ||
-	lr_fail "role 2 not marked failed: $(dmesg | grep lraid | tail -3)"
+lr_klog_has "role 2) marked failed: its superblock cannot be written" ||
+	lr_fail "role 2 not marked failed: $(lr_klog | grep lraid | tail -3)"
 writes_fail lrw2 "${raw[2]}" 0
 "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
 	{ cat "$LR_TMP/asm"; lr_fail "assemble after a failed superblock write"; }

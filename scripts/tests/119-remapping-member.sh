@@ -30,13 +30,13 @@ dd if="$LR_TMP/data" of=/dev/lraid0 bs=1M oflag=direct status=none ||
 
 lr_log "role 1 (md raid0) fails a write"
 dmsetup message "${LR_BAD_DM[0]}" 0 fail_writes 1 || lr_fail "fail_writes"
-dmesg -C
+lr_klog_mark
 # stripe 0: bytes 64K-128K are role 1's chunk
 dd if="$LR_TMP/new" of=/dev/lraid0 bs=4k seek=20 count=1 oflag=direct \
 	conv=notrunc status=none 2>"$LR_TMP/dd.err" ||
-	lr_fail "the write failed instead of standing on the others: $(cat "$LR_TMP/dd.err") $(dmesg | grep lraid0 | tail -2)"
-dmesg | grep -q "lraid0: write error .*(role 1): member marked failed, array degraded" ||
-	lr_fail "role 1 not marked failed: $(dmesg | grep lraid0 | tail -3)"
+	lr_fail "the write failed instead of standing on the others: $(cat "$LR_TMP/dd.err") $(lr_klog | grep lraid0 | tail -2)"
+lr_klog_has "lraid0: write error .*(role 1): member marked failed, array degraded" ||
+	lr_fail "role 1 not marked failed: $(lr_klog | grep lraid0 | tail -3)"
 "$LRAIDCTL" detail lraid0 | grep -q degraded || lr_fail "not degraded"
 cp "$LR_TMP/data" "$LR_TMP/want"
 dd if="$LR_TMP/new" of="$LR_TMP/want" bs=4k seek=20 conv=notrunc status=none

@@ -75,9 +75,11 @@ for cfg in "5 4" "5 5" "6 7" "6 8"; do
 
 	# parity: the same bytes with one (RAID5) or two (RAID6) members failed
 	"$LRAIDCTL" fail lraid0 "${LR_M[1]}" >/dev/null || lr_fail "fail ${LR_M[1]}"
+	lr_noise "${LR_M[1]}"
 	if [ "$level" = 6 ]; then
 		"$LRAIDCTL" fail lraid0 "${LR_M[n - 1]}" >/dev/null ||
 			lr_fail "fail ${LR_M[n - 1]}"
+		lr_noise "${LR_M[n - 1]}"
 	fi
 	compare_img "$img" "degraded read after discard and write-zeroes"
 	"$LRAIDCTL" stop lraid0 || lr_fail stop

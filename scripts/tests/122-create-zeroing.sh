@@ -134,6 +134,7 @@ zero_mib() {
 }
 zero_mib $(($(lr_sectors lraid1) / 2048 / 4 * 4)) || lr_fail "lraid1 not zero after create"
 "$LRAIDCTL" fail lraid1 "${slow[1]}" >/dev/null || lr_fail "fail ${slow[1]}"
+lr_noise "${slow[1]}" 8
 zero_mib 24 || lr_fail "lraid1 degraded: parity not zero"
 "$LRAIDCTL" detail lraid0 >/dev/null || lr_fail "detail lraid0 after the create"
 
@@ -172,7 +173,7 @@ for m in "${slow[@]}"; do
 	cmp -n 65536 "$LR_TMP/mark" <(dd if="$m" bs=64K skip=2400 count=1 status=none) ||
 		lr_fail "$m: zeroing went on past the piece in flight"
 done
-dmesg | grep -q "lraid2: create interrupted" || lr_fail "no 'create interrupted' in the log"
+lr_klog_has "lraid2: create interrupted" || lr_fail "no 'create interrupted' in the log"
 # the members are free again
 lr_create lraid2 --level 6 --assume-clean "${slow[@]}"
 "$LRAIDCTL" stop lraid2 >/dev/null || lr_fail "stop lraid2"
