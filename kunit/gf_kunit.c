@@ -270,6 +270,20 @@ static void gf_random_gen(struct kunit *test)
 	}
 }
 
+/* Lose data block @fa of @d (@w: the copy, @x: its scratch), rebuild from P. */
+static void gf_expect_data_p(struct kunit *test, const struct lraid_gf_impl *im,
+			     unsigned int k, size_t len, void **d, void **w,
+			     u8 *x, const u8 *p, unsigned int fa)
+{
+	memcpy(w, d, k * sizeof(*w));
+	w[fa] = x;
+	memset(x, 0x5a, len);
+	lraid_gf_impl_begin(im);
+	lraid_gf_impl_recov_data_p(im, k, len, w, fa, p);
+	lraid_gf_impl_end(im);
+	GF_EXPECT_BUF(test, x, d[fa], len, "data+P k=%u fa=%u", k, fa);
+}
+
 /* Every recovery case of a few random stripes, against the original data. */
 static void gf_random_recov(struct kunit *test)
 {
@@ -300,14 +314,7 @@ static void gf_random_recov(struct kunit *test)
 		}
 		lraid_gf_impl_c.gen_pq(k, len, d, p, q);
 		for (fa = 0; fa < k; fa++) {
-			memcpy(w, d, sizeof(w));
-			w[fa] = x;
-			memset(x, 0x5a, len);
-			lraid_gf_impl_begin(im);
-			lraid_gf_impl_recov_data_p(im, k, len, w, fa, p);
-			lraid_gf_impl_end(im);
-			GF_EXPECT_BUF(test, x, d[fa], len,
-				      "data+P k=%u fa=%u", k, fa);
+			gf_expect_data_p(test, im, k, len, d, w, x, p, fa);
 
 			memset(x, 0x5a, len);
 			memset(xp, 0x77, len);
@@ -352,15 +359,8 @@ static void gf_random_recov(struct kunit *test)
 	lraid_gf_impl_gen_p(im, k, len, d, xp);
 	lraid_gf_impl_end(im);
 	GF_EXPECT_BUF(test, xp, p, len, "gen_p k=%u", k);
-	for (fa = 0; fa < k; fa++) {
-		memcpy(w, d, sizeof(w));
-		w[fa] = x;
-		memset(x, 0x5a, len);
-		lraid_gf_impl_begin(im);
-		lraid_gf_impl_recov_data_p(im, k, len, w, fa, p);
-		lraid_gf_impl_end(im);
-		GF_EXPECT_BUF(test, x, d[fa], len, "data+P k=%u fa=%u", k, fa);
-	}
+	for (fa = 0; fa < k; fa++)
+		gf_expect_data_p(test, im, k, len, d, w, x, p, fa);
 }
 
 /*
