@@ -334,8 +334,8 @@ bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);
 void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
 			      u64 sector, u32 sectors);
-bool __lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
-		  struct lraid_drange *d);
+bool __lraid_hold(struct lraid_array *a, struct list_head *node,
+		  struct list_head *list);
 void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok);
 void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
@@ -353,20 +353,21 @@ void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d);
 int lraid_worker_fn(void *data);
 
 /*
- * A write piece @wr (worker) or a full-stripe discard @d (any context)
+ * A write piece (worker), a full-stripe discard or a flush (any context)
  * finished: while a failed member is not recorded in the superblocks yet,
- * park it and complete its caller only once the record is on disk
+ * park it by @node on @list (a->held, a->held_dranges, a->held_flushes)
+ * and complete its caller only once the record is on disk
  * (lraid_held_release()). Acknowledged first, a crash before the record
  * would let the next assemble trust the failed member again and read its
  * stale blocks where this write went to the others. True if parked; two
  * loads and a compare when nothing waits to be recorded.
  */
-static inline bool lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
-			      struct lraid_drange *d)
+static inline bool lraid_hold(struct lraid_array *a, struct list_head *node,
+			      struct list_head *list)
 {
 	if (likely(READ_ONCE(a->failed) == READ_ONCE(a->failed_recorded)))
 		return false;
-	return __lraid_hold(a, wr, d);
+	return __lraid_hold(a, node, list);
 }
 
 #endif /* LRAID_H */

@@ -134,18 +134,16 @@ static void lraid_fail_work(struct work_struct *work)
 }
 
 /* The slow half of lraid_hold(): a failed member is not recorded yet. */
-bool __lraid_hold(struct lraid_array *a, struct lraid_wreq *wr,
-		  struct lraid_drange *d)
+bool __lraid_hold(struct lraid_array *a, struct list_head *node,
+		  struct list_head *list)
 {
 	unsigned long flags;
 	bool hold;
 
 	spin_lock_irqsave(&a->held_lock, flags);
 	hold = READ_ONCE(a->failed) & ~a->failed_recorded;
-	if (hold && wr)
-		list_add_tail(&wr->wait, &a->held);
-	else if (hold)
-		list_add_tail(&d->node, &a->held_dranges);
+	if (hold)
+		list_add_tail(node, list);
 	spin_unlock_irqrestore(&a->held_lock, flags);
 	return hold;
 }
@@ -793,7 +791,7 @@ static void lraid_drange_put(struct lraid_drange *d)
 	if (unlikely(notsupp))
 		lraid_drange_notsupp(d, notsupp);
 	lraid_drange_end(a, d);
-	if (lraid_hold(a, NULL, d))
+	if (lraid_hold(a, &d->node, &a->held_dranges))
 		return;
 	mempool_free(d, a->drange_pool);
 	bio_endio(bio);
@@ -953,19 +951,7 @@ static void lraid_flush_finish(struct lraid_flush *f)
  */
 static void lraid_flush_done(struct lraid_flush *f)
 {
-	struct lraid_array *a = f->a;
-	unsigned long flags;
-	bool hold = false;
-
-	if (!f->status &&
-	    READ_ONCE(a->failed) != READ_ONCE(a->failed_recorded)) {
-		spin_lock_irqsave(&a->held_lock, flags);
-		hold = READ_ONCE(a->failed) & ~a->failed_recorded;
-		if (hold)
-			list_add_tail(&f->node, &a->held_flushes);
-		spin_unlock_irqrestore(&a->held_lock, flags);
-	}
-	if (!hold)
+	if (f->status || !lraid_hold(f->a, &f->node, &f->a->held_flushes))
 		lraid_flush_finish(f);
 }
 

@@ -806,7 +806,7 @@ static void lraid_op_release(struct lraid_op *op)
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
-	if (!(wr->flags & LRAID_WREQ_READ) && lraid_hold(a, wr, NULL)) {
+	if (!(wr->flags & LRAID_WREQ_READ) && lraid_hold(a, &wr->wait, &a->held)) {
 		/* completes once the superblocks record the failed member */
 	} else {
 		mempool_free(wr, a->wreq_pool);
