@@ -86,6 +86,7 @@
 #include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
@@ -104,6 +105,7 @@
 #define LRAID_OPS_PER_WORKER	64
 #define LRAID_PAGE_CACHE	128	/* free pages a worker keeps */
 #define LRAID_ENDIO_BATCH	64	/* caller bios completed per batch */
+#define LRAID_FPU_BATCH		SZ_512K	/* member bytes per FPU section */
 
 struct lraid_array;
 

@@ -9,7 +9,8 @@
  *   up in its shard; if another op holds it, queue behind it (it will start
  *   us when done), else the op now holds the window -> lraid_op_start():
  *   plan, get pages, issue reads -> (reads done: done llist) ->
- *   lraid_op_write(): parity inside lraid_gf_begin/end, issue writes ->
+ *   lraid_ops_write(): parity of the ops whose reads finished, together in
+ *   one lraid_gf_begin/end section, then lraid_op_write(): issue writes ->
  *   (writes done: done llist) -> lraid_op_finish(): complete the caller's
  *   bio, hand the window to the next waiter or drop it from the table.
  *
@@ -367,8 +368,6 @@ static void lraid_op_update(struct lraid_op *op)
 
 /* ---- degraded: reconstruction ---- */
 
-static void lraid_op_write(struct lraid_op *op);
-
 /*
  * Rebuild the failed data blocks of the op's stripe over rows [r0, r1) in
  * the op's pages from the surviving members read into them. A read that
@@ -478,6 +477,8 @@ static bool lraid_op_rows_io(struct lraid_op *op, u32 mask, u8 phase,
 	return atomic_dec_and_test(&op->pending);
 }
 
+static void lraid_op_write_now(struct lraid_op *op);
+
 /*
  * Degraded start: buffers for every member over the touched rows, reads
  * from every surviving one. Writes become reconstruct-writes.
@@ -502,7 +503,7 @@ static int lraid_op_start_degraded(struct lraid_op *op)
 	if (lraid_op_rows_io(op, p->mode == LRAID_PLAN_FULL ? 0 :
 			     GENMASK(g->nr_members - 1, 0) & ~op->failed,
 			     LRAID_OP_READ, REQ_OP_READ))
-		lraid_op_write(op);
+		lraid_op_write_now(op);
 	return 0;
 }
 
@@ -623,6 +624,30 @@ static void lraid_worker_endio(struct lraid_worker *w)
 	w->nr_endio = 0;
 }
 
+/*
+ * The op's parity work, between lraid_gf_begin() and lraid_gf_end() opened
+ * by lraid_ops_write() around a batch of ops: rebuild what failed
+ * members held, then update or regenerate P and Q. A read rebuilt around
+ * failed members only needs the rebuild.
+ */
+static void lraid_op_compute(struct lraid_op *op)
+{
+	const struct lraid_plan *p = &op->plan;
+
+	if (op->status)
+		return;
+	/* degraded ops read every survivor (RCW); a degraded RMW needs none */
+	if (op->failed && p->mode == LRAID_PLAN_RCW)
+		lraid_op_recover(op);
+	if (op->wr->flags & LRAID_WREQ_READ)
+		return;
+	if (p->mode == LRAID_PLAN_RMW)
+		lraid_op_update(op);
+	else
+		lraid_op_gen(op);
+}
+
+/* Its parity computed (lraid_op_compute()), the op writes. */
 static void lraid_op_write(struct lraid_op *op)
 {
 	struct lraid_array *a = op->w->a;
@@ -641,21 +666,11 @@ static void lraid_op_write(struct lraid_op *op)
 			lraid_op_release(op);
 		return;
 	}
-	lraid_gf_begin();
-	/* degraded ops read every survivor (RCW); a degraded RMW needs none */
-	if (op->failed && p->mode == LRAID_PLAN_RCW)
-		lraid_op_recover(op);
 	if (op->wr->flags & LRAID_WREQ_READ) {
-		lraid_gf_end();
 		lraid_op_copy_out(op);
 		lraid_op_repair(op);
 		return;
 	}
-	if (p->mode == LRAID_PLAN_RMW)
-		lraid_op_update(op);
-	else
-		lraid_op_gen(op);
-	lraid_gf_end();
 
 	op->phase = LRAID_OP_WRITE;
 	atomic_set(&op->pending, 1);
@@ -762,7 +777,7 @@ static int lraid_op_start(struct lraid_op *op)
 		}
 	}
 	if (atomic_dec_and_test(&op->pending))
-		lraid_op_write(op);
+		lraid_op_write_now(op);
 	return 0;
 
 nomem:
@@ -973,19 +988,74 @@ void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d)
 	}
 }
 
+/*
+ * Compute the parity of @ops, ops on their ->free node, all of one worker,
+ * opening the FPU once per LRAID_FPU_BATCH bytes of member blocks rather
+ * than once per op (a 4 KiB RMW is one op), then issue their writes. A
+ * section disables preemption, so no bio is submitted inside it; the
+ * budget keeps it to tens of microseconds.
+ */
+static void lraid_ops_write(struct list_head *ops)
+{
+	struct lraid_op *op, *tmp;
+	unsigned int nr_members;
+	size_t bytes = 0;
+
+	if (list_empty(ops))
+		return;
+	op = list_first_entry(ops, struct lraid_op, free);
+	nr_members = op->w->a->geom.nr_members;
+	lraid_gf_begin();
+	list_for_each_entry(op, ops, free) {
+		if (bytes >= LRAID_FPU_BATCH) {
+			lraid_gf_end();
+			lraid_gf_begin();
+			bytes = 0;
+		}
+		lraid_op_compute(op);
+		bytes += (size_t)(op->plan.r1 - op->plan.r0) * nr_members
+			 << SECTOR_SHIFT;
+	}
+	lraid_gf_end();
+	list_for_each_entry_safe(op, tmp, ops, free) {
+		list_del(&op->free);
+		lraid_op_write(op);
+	}
+}
+
+/*
+ * An op whose reads all finished before lraid_op_start() returned (none
+ * needed, or members that complete inside submit_bio) writes at once:
+ * holding it to the end of the worker pass, to batch it, cost 8 % of
+ * RAID6 4 KiB random-write IOPS on null_blk (benchmarks.rst).
+ */
+static void lraid_op_write_now(struct lraid_op *op)
+{
+	LIST_HEAD(one);
+
+	list_add(&op->free, &one);
+	lraid_ops_write(&one);
+}
+
+/*
+ * Ops whose member bios finished. Those whose reads did compute their
+ * parity together, in as few FPU sections as lraid_ops_write() allows.
+ */
 static void lraid_worker_done(struct lraid_worker *w)
 {
 	struct llist_node *list = llist_del_all(&w->done);
 	struct lraid_op *op, *tmp;
+	LIST_HEAD(batch);
 
 	llist_for_each_entry_safe(op, tmp, list, done) {
 		if (op->phase == LRAID_OP_READ)
-			lraid_op_write(op);
+			list_add_tail(&op->free, &batch);
 		else if (op->phase == LRAID_OP_REREAD)
 			lraid_op_reread_done(op);
 		else
 			lraid_op_written(op);
 	}
+	lraid_ops_write(&batch);
 }
 
 /* Start the ops handed a window by lraid_op_release(), oldest first. */
