@@ -98,10 +98,19 @@ kunit_stage() {
 	scripts/vm-run --kernel "$k" -- scripts/guest/kunit.sh
 }
 
-scenario_stage() { # kernel kind
+scenario_stage() { # kernel kind [scenario...]
 	scripts/build-for "$1" >/dev/null || return 1
 	scripts/vm-run --kernel "$1" --mem 3G -- \
-		env LRAID_TEST_LEVEL="${LRAID_TEST_LEVEL:-quick}" scripts/guest/scenarios.sh
+		env LRAID_TEST_LEVEL="${LRAID_TEST_LEVEL:-quick}" scripts/guest/scenarios.sh "${@:2}"
+}
+
+# Scenarios that need the test kernel ("# kernels: test debug"), on it.
+test_kernel_scenarios() {
+	local t s=()
+	for t in scripts/tests/[0-9][0-9][0-9]-*.sh; do
+		grep -Eq '^# kernels:.* test( |$)' "$t" && s+=("$t")
+	done
+	[ ${#s[@]} -eq 0 ] || scenario_stage test "${s[@]}"
 }
 
 want setup && stage setup scripts/setup.sh
@@ -113,6 +122,7 @@ if want scenarios; then
 	if [ $debug = 1 ]; then
 		stage scenarios-debug scenario_stage debug
 	else
+		stage scenarios-test test_kernel_scenarios
 		stage scenarios-6.12 scenario_stage stock-6.12
 		[ $quick = 1 ] || stage scenarios-6.1 scenario_stage stock-6.1
 	fi

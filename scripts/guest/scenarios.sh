@@ -28,8 +28,12 @@ fail=0
 for t in "${tests[@]}"; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	# "# quick-kernels: K..." limits a slow scenario to those kernels in
-	# quick mode; `make check-full` runs it everywhere.
+	# "# kernels: K..." runs a scenario only on those kernels (what it
+	# needs is built into them alone), in every mode, and says nothing
+	# elsewhere. "# quick-kernels: K..." limits a slow scenario to those
+	# kernels in quick mode; `make check-full` runs it everywhere.
+	kernels=$(sed -n 's/^# kernels: *//p' "$t")
+	[ -z "$kernels" ] || [[ " $kernels " == *" $LRAID_KVER "* ]] || continue
 	only=$(sed -n 's/^# quick-kernels: *//p' "$t")
 	if [ "$LRAID_TEST_LEVEL" = quick ] && [ -n "$only" ] &&
 		[[ " $only " != *" $LRAID_KVER "* ]]; then
