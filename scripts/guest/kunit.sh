@@ -2,13 +2,94 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make check`: load lraid.ko and every KUnit test module built
 # for this kernel (LRAID_KDIR, see scripts/build-for), then read each suite's
-# KTAP results from debugfs. Prints PASS:/FAIL:/SKIP: per test case, and a
-# FAIL for a module that does not load or a suite that did not finish.
+# KTAP results from debugfs. Prints PASS:/FAIL:/SKIP: per test case, a SKIP
+# per skipped parameter of a parameterised case, and a FAIL for a module
+# that does not load or a suite that did not finish.
+#
+#   scripts/guest/kunit.sh --ktap SUITE FILE   only parse FILE, a saved
+#       debugfs kunit/SUITE/results (to test this parser)
 set -uo pipefail
 
-kd=${LRAID_KDIR:?run me through scripts/vm-run}
 fail=0
 say() { echo "$1: kunit/$2"; [ "$1" = FAIL ] && fail=1; }
+
+# ktap_suite SUITE FILE: the lines above for one suite's KTAP. Cases sit
+# one level (4 spaces) in, after the suite's plan; the parameters of a
+# parameterised case one level deeper, before the case's own line, which
+# KUnit reports "ok" when no parameter failed, even if some were skipped:
+# so each skipped parameter is a SKIP of its own, and the parameters seen
+# must add up to the case's "# CASE: pass:P fail:F skip:S total:T" line.
+ktap_suite() {
+	local suite=$1 file=$2 line planned='' seen=0
+	local re_case='^    (not )?ok [0-9]+ ([^#]*[^ #])( # (SKIP.*))?'
+	local re_param='^        (not )?ok [0-9]+ ([^#]*[^ #])( # (SKIP.*))?'
+	local re_stats='^    # ([^ :]+): pass:([0-9]+) fail:([0-9]+) skip:([0-9]+) total:([0-9]+)$'
+	# the case being read: its lines, its parameters, its stats line
+	local block=() pass=0 failed=() skipped=() stats=
+	while IFS= read -r line; do
+		block+=("$line")
+		if [ -z "$planned" ] && [[ $line =~ ^'    1..'([0-9]+)$ ]]; then
+			planned=${BASH_REMATCH[1]}
+		elif [[ $line =~ $re_param ]]; then
+			if [ -n "${BASH_REMATCH[4]}" ]; then
+				skipped+=("${BASH_REMATCH[2]} (${BASH_REMATCH[4]% })")
+			elif [ -n "${BASH_REMATCH[1]}" ]; then
+				failed+=("${BASH_REMATCH[2]}")
+			else
+				pass=$((pass + 1))
+			fi
+		elif [[ $line =~ $re_stats ]]; then
+			stats="${BASH_REMATCH[1]} pass:${BASH_REMATCH[2]} fail:${BASH_REMATCH[3]} skip:${BASH_REMATCH[4]} total:${BASH_REMATCH[5]}"
+		elif [[ $line =~ $re_case ]]; then
+			seen=$((seen + 1))
+			ktap_case "${BASH_REMATCH[2]}" "${BASH_REMATCH[1]:+not ok}" \
+				"${BASH_REMATCH[4]% }"
+			block=() pass=0 failed=() skipped=() stats=
+		fi
+	done <"$file"
+	if [ -z "$planned" ] || [ "$seen" != "$planned" ]; then
+		say FAIL "$suite (planned ${planned:-?} cases, reported $seen)"
+		cat "$file"
+	fi
+}
+
+# ktap_case NAME NOT_OK SKIP: report the case ktap_suite has just read,
+# from its locals (suite, block, pass, failed, skipped, stats)
+ktap_case() {
+	local name=$1 notok=$2 skip=$3 p bad=''
+	local np=$((pass + ${#failed[@]} + ${#skipped[@]}))
+	local got="pass:$pass fail:${#failed[@]} skip:${#skipped[@]} total:$np"
+
+	for p in "${skipped[@]}"; do
+		echo "SKIP: kunit/$suite/$name/$p"
+	done
+	if [ -n "$stats" ] && [ "$stats" != "$name $got" ]; then
+		bad="parameters read $got, KUnit counted ${stats#* }"
+	elif [ ${#failed[@]} -gt 0 ]; then
+		bad="parameters failed: ${failed[*]}"
+	elif [ -z "$notok$skip" ] && [ "$np" -gt 0 ] && [ $pass = 0 ]; then
+		bad="reported ok, no parameter passed"
+	fi
+	if [ -n "$bad" ] || [ -n "$notok" ]; then
+		say FAIL "$suite/$name${bad:+ ($bad)}"
+		printf '%s\n' "${block[@]}" | tail -40
+	elif [ -n "$skip" ]; then
+		# with parameters, all skipped: their SKIP lines say so
+		[ "$np" -gt 0 ] || echo "SKIP: kunit/$suite/$name ($skip)"
+	elif [ "$np" -gt 0 ]; then
+		say PASS "$suite/$name ($pass of $np parameters, ${#skipped[@]} skipped)"
+	else
+		say PASS "$suite/$name"
+	fi
+}
+
+if [ "${1:-}" = --ktap ]; then
+	[ $# = 3 ] || { echo "usage: $0 --ktap SUITE FILE" >&2; exit 2; }
+	ktap_suite "$2" "$3"
+	exit $fail
+fi
+
+kd=${LRAID_KDIR:?run me through scripts/vm-run}
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 if ! insmod "$kd/module/lraid.ko"; then
@@ -31,27 +112,7 @@ for dir in /sys/kernel/debug/kunit/*/; do
 	[ -f "$dir/results" ] || continue
 	suite=$(basename "$dir")
 	nsuites=$((nsuites + 1))
-	# Case lines sit one level (4 spaces) in; deeper ones are parameters.
-	planned=$(grep -m1 -E '^    1\.\.[0-9]+' "$dir/results" | sed 's/.*\.\.//')
-	seen=0
-	while IFS= read -r line; do
-		seen=$((seen + 1))
-		re='^    (not )?ok [0-9]+ ([^#]*[^ #])( # (SKIP.*))?'
-		[[ $line =~ $re ]] || continue
-		case_name=${BASH_REMATCH[2]}
-		if [ -n "${BASH_REMATCH[4]}" ]; then
-			echo "SKIP: kunit/$suite/$case_name (${BASH_REMATCH[4]})"
-		elif [ -n "${BASH_REMATCH[1]}" ]; then
-			say FAIL "$suite/$case_name"
-			sed -n '/^    # '"$case_name"'/,/^    not ok/p' "$dir/results" | tail -20
-		else
-			say PASS "$suite/$case_name"
-		fi
-	done < <(grep -E '^    (not )?ok [0-9]+ ' "$dir/results")
-	if [ -z "$planned" ] || [ "$seen" != "$planned" ]; then
-		say FAIL "$suite (planned ${planned:-?} cases, reported $seen)"
-		cat "$dir/results"
-	fi
+	ktap_suite "$suite" "$dir/results"
 done
 [ $nsuites -gt 0 ] || say FAIL "no KUnit suites ran"
 

@@ -210,9 +210,12 @@ lr_fio() {
 
 # lr_md_check LEVEL CHUNK_K SECTORS SHA MEMBERS...: assemble md over the
 # same data area (destroys each member's first 4 KiB), check that its first
-# SECTORS hash to SHA (sha256 of what lraid read), run a parity check.
+# SECTORS hash to SHA (sha256 of what lraid read), run a parity check to
+# its end (md idle again, the check its last action, no member lost on the
+# way) and require mismatch_cnt 0.
 lr_md_check() {
 	local level=$1 chunk=$2 sectors=$3 sha=$4 md=/dev/md127 mm got
+	local sys=/sys/block/md127/md action progress last idle=0 t
 	shift 4
 	lr_need mdadm
 	mdadm --create "$md" --run --quiet --level="$level" \
@@ -222,10 +225,32 @@ lr_md_check() {
 		{ cat "$LR_TMP/mdadm.out"; lr_fail "mdadm --create"; }
 	got=$(head -c $((sectors * 512)) "$md" | sha256sum | cut -d' ' -f1)
 	[ "$got" = "$sha" ] || lr_fail "md reads different bytes than lraid"
-	echo check >/sys/block/md127/md/sync_action
-	sleep 1
-	while grep -q check /sys/block/md127/md/sync_action; do sleep 0.5; done
-	mm=$(cat /sys/block/md127/md/mismatch_cnt)
+	echo check >"$sys/sync_action" || lr_fail "md: cannot start a check"
+	# Done: idle, no progress shown, and the check md's last action (the
+	# array is new: "none" until one ran; a kernel without the file is
+	# taken at its word). Idle but no check yet may be md between taking
+	# the request and starting it; for 10 s it is the check not running.
+	for ((t = 0; t < 1200; t++)); do
+		sleep 0.5
+		action=$(cat "$sys/sync_action")
+		progress=$(cat "$sys/sync_completed")
+		last=check
+		[ -e "$sys/last_sync_action" ] && last=$(cat "$sys/last_sync_action")
+		if [ "$action" = idle ] && [ "$progress" = none ]; then
+			[ "$last" = check ] && break
+			idle=$((idle + 1))
+			[ $idle -lt 20 ] || break
+		fi
+	done
+	[ "$action" = idle ] ||
+		lr_fail "md check: sync_action still '$action' after 10 minutes"
+	[ "$progress" = none ] ||
+		lr_fail "md check: sync_action idle, but sync_completed '$progress'"
+	[ "$last" = check ] ||
+		lr_fail "md check did not run: last_sync_action '$last'"
+	t=$(cat "$sys/degraded")
+	[ "$t" = 0 ] || lr_fail "md check: $t member(s) failed during the check"
+	mm=$(cat "$sys/mismatch_cnt")
 	mdadm --stop "$md" >/dev/null 2>&1
 	[ "$mm" = 0 ] || lr_fail "md check: mismatch_cnt $mm"
 }
