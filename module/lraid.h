@@ -187,6 +187,7 @@ struct lraid_op {
 	atomic_t err_members;		/* members that failed a bio */
 	blk_status_t status;
 	u8 phase;
+	bool copy;			/* new data copied to pages (copy_writes) */
 	u32 failed;			/* a->failed when the op started */
 	u32 rewrite;			/* read around, written back rebuilt */
 	struct lraid_plan plan;

@@ -37,6 +37,20 @@
 #include "lraid.h"
 #include "lraid_gf.h"
 
+/*
+ * Y: a write's data is copied into the op's pages first, and parity and
+ * the member writes both come from that copy, as md does by default. A
+ * caller that changes its buffer while the write is in flight (O_DIRECT
+ * from a program or a VM that reuses buffers early) then cannot leave
+ * parity that disagrees with the data, which a later rebuild of another
+ * member would turn into wrong data there. N: zero-copy, parity straight
+ * from the caller's pages (stable writes protect the page cache only).
+ */
+static bool copy_writes;
+module_param(copy_writes, bool, 0644);
+MODULE_PARM_DESC(copy_writes,
+		 "Compute parity from, and write, a private copy of each write's data (default N: from the caller's pages)");
+
 #define LRAID_ROWS_PER_PAGE	(PAGE_SIZE >> SECTOR_SHIFT)
 
 /* ---- buffers ---- */
@@ -215,6 +229,8 @@ struct lraid_src {
 struct lraid_scratch {
 	struct lraid_src src[LRAID_MAX_MEMBERS];
 	void *ptr[LRAID_MAX_MEMBERS];
+	/* copy_writes RMW: the new data while the old is still needed */
+	u8 data[PAGE_SIZE] __aligned(64);
 };
 
 static void lraid_src_init(struct lraid_src *src, const struct lraid_op *op,
@@ -267,7 +283,11 @@ static inline bool lraid_written(const struct lraid_plan *p, unsigned int di,
 	return row >= p->s[di] && row < p->e[di];
 }
 
-/* P (and Q) over the touched rows from the full data: FULL and RCW. */
+/*
+ * P (and Q) over the touched rows from the full data: FULL and RCW. The
+ * new data comes from the caller's bio, or from the op's pages when they
+ * hold a copy of it (op->copy, lraid_op_copy()).
+ */
 static void lraid_op_gen(struct lraid_op *op)
 {
 	const struct lraid_geom *g = &op->w->a->geom;
@@ -278,10 +298,11 @@ static void lraid_op_gen(struct lraid_op *op)
 	void **ptr = op->w->scratch->ptr;
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
+	bool from_bio = !op->copy;
 	unsigned int di;
 	u32 row = p->r0;
 
-	for (di = 0; di < g->nr_data; di++)
+	for (di = 0; di < g->nr_data && from_bio; di++)
 		if (lraid_written(p, di, row))
 			lraid_src_init(&src[di], op, di, row);
 
@@ -295,7 +316,7 @@ static void lraid_op_gen(struct lraid_op *op)
 		for (di = 0; di < g->nr_data; di++) {
 			unsigned int m = lraid_geom_data_member(g, stripe, di);
 
-			if (lraid_written(p, di, row)) {
+			if (from_bio && lraid_written(p, di, row)) {
 				ptr[di] = lraid_src_ptr(&src[di], bio, &l);
 				/* a written range ends inside this run? */
 				l = min(l, (p->e[di] - row) << SECTOR_SHIFT);
@@ -313,25 +334,30 @@ static void lraid_op_gen(struct lraid_op *op)
 		else
 			lraid_gf_gen_p(g->nr_data, len, ptr, pp);
 		n = len >> SECTOR_SHIFT;
-		for (di = 0; di < g->nr_data; di++) {
+		for (di = 0; di < g->nr_data && from_bio; di++) {
 			if (!lraid_written(p, di, row))
 				continue;
 			if (lraid_written(p, di, row + n))
 				lraid_src_advance(&src[di], bio, len);
 		}
 		row += n;
-		for (di = 0; di < g->nr_data; di++)
+		for (di = 0; di < g->nr_data && from_bio; di++)
 			if (row == p->s[di] && p->s[di] < p->e[di])
 				lraid_src_init(&src[di], op, di, row);
 	}
 }
 
-/* Update P (and Q) in place from old and new data: RMW. */
+/*
+ * Update P (and Q) in place from old and new data: RMW. With op->copy the
+ * new data is taken once into the scratch page and then replaces the old
+ * in the op's pages, which the member write is made from.
+ */
 static void lraid_op_update(struct lraid_op *op)
 {
 	const struct lraid_geom *g = &op->w->a->geom;
 	const struct lraid_plan *p = &op->plan;
 	struct bio *bio = op->wr->bio;
+	u8 *scratch = op->w->scratch->data;
 	u64 stripe = op->wr->stripe;
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
@@ -359,7 +385,14 @@ static void lraid_op_update(struct lraid_op *op)
 				len = min(len, l);
 			}
 			len = min(len, (p->e[di] - row) << SECTOR_SHIFT);
+			if (op->copy) {
+				/* one snapshot for parity and the member write */
+				memcpy(scratch, new, len);
+				new = scratch;
+			}
 			lraid_gf_update_pq(di, 1, len, &old, &new, pp, qq);
+			if (op->copy)
+				memcpy(old, scratch, len);
 			lraid_src_advance(&src, bio, len);
 			row += len >> SECTOR_SHIFT;
 		}
@@ -426,8 +459,12 @@ static void lraid_op_recover(struct lraid_op *op)
 	}
 }
 
-/* Degraded read: copy the rows the piece asked for into the reader's bio. */
-static void lraid_op_copy_out(struct lraid_op *op)
+/*
+ * Copy the piece's rows between the op's pages and the caller's bio: into
+ * a degraded reader's bio (@out), or a writer's new data into the op's
+ * pages (copy_writes).
+ */
+static void lraid_op_copy(struct lraid_op *op, bool out)
 {
 	const struct lraid_geom *g = &op->w->a->geom;
 	const struct lraid_plan *p = &op->plan;
@@ -443,14 +480,17 @@ static void lraid_op_copy_out(struct lraid_op *op)
 			continue;
 		lraid_src_init(&src, op, di, row);
 		while (row < p->e[di]) {
-			void *buf, *dst;
+			void *buf, *ext;
 			u32 len, l;
 
 			buf = lraid_buf(op, m, row, &len);
-			dst = lraid_src_ptr(&src, bio, &l);
+			ext = lraid_src_ptr(&src, bio, &l);
 			len = min(len, l);
 			len = min(len, (p->e[di] - row) << SECTOR_SHIFT);
-			memcpy(dst, buf, len);
+			if (out)
+				memcpy(ext, buf, len);
+			else
+				memcpy(buf, ext, len);
 			lraid_src_advance(&src, bio, len);
 			row += len >> SECTOR_SHIFT;
 		}
@@ -641,10 +681,14 @@ static void lraid_op_compute(struct lraid_op *op)
 		lraid_op_recover(op);
 	if (op->wr->flags & LRAID_WREQ_READ)
 		return;
-	if (p->mode == LRAID_PLAN_RMW)
+	if (p->mode == LRAID_PLAN_RMW) {
 		lraid_op_update(op);
-	else
-		lraid_op_gen(op);
+		return;
+	}
+	/* over the old data, which the rebuild above no longer needs */
+	if (op->copy)
+		lraid_op_copy(op, false);
+	lraid_op_gen(op);
 }
 
 /* Its parity computed (lraid_op_compute()), the op writes. */
@@ -667,7 +711,7 @@ static void lraid_op_write(struct lraid_op *op)
 		return;
 	}
 	if (op->wr->flags & LRAID_WREQ_READ) {
-		lraid_op_copy_out(op);
+		lraid_op_copy(op, true);
 		lraid_op_repair(op);
 		return;
 	}
@@ -679,7 +723,9 @@ static void lraid_op_write(struct lraid_op *op)
 
 		if (skip & BIT(m))
 			continue;
-		if (p->s[di] < p->e[di])
+		if (p->s[di] < p->e[di] && op->copy)
+			lraid_op_page_io(op, m, p->s[di], p->e[di], popf);
+		else if (p->s[di] < p->e[di])
 			lraid_op_data_write(op, di, m, p->s[di], p->e[di]);
 		if (!(op->rewrite & BIT(m)))
 			continue;
@@ -711,6 +757,8 @@ static int lraid_op_start(struct lraid_op *op)
 
 	lraid_plan_window(g, wr->win, wr->lo, wr->hi, p);
 	atomic_set(&op->err_members, 0);
+	op->copy = READ_ONCE(copy_writes) &&
+		   !(wr->flags & (LRAID_WREQ_ZERO | LRAID_WREQ_READ));
 	op->failed = failed | wr->avoid;
 	op->rewrite = wr->avoid & ~failed;
 	if (unlikely(hweight32(op->failed) > g->nr_members - g->nr_data)) {
@@ -741,19 +789,20 @@ static int lraid_op_start(struct lraid_op *op)
 	for (di = 0; di < g->nr_data; di++) {
 		unsigned int m = lraid_geom_data_member(g, wr->stripe, di);
 
-		if (p->mode == LRAID_PLAN_RMW) {
-			if (lraid_op_get_pages(op, m, p->s[di], p->e[di]))
+		/* RMW reads the old data into these, then takes the copy */
+		if ((op->copy || p->mode == LRAID_PLAN_RMW) &&
+		    lraid_op_get_pages(op, m, p->s[di], p->e[di]))
+			goto nomem;
+		if (p->mode != LRAID_PLAN_RCW)
+			continue;
+		if (p->s[di] >= p->e[di]) {
+			if (lraid_op_get_pages(op, m, p->r0, p->r1))
 				goto nomem;
-		} else if (p->mode == LRAID_PLAN_RCW) {
-			if (p->s[di] >= p->e[di]) {
-				if (lraid_op_get_pages(op, m, p->r0, p->r1))
-					goto nomem;
-				continue;
-			}
-			if (lraid_op_get_pages(op, m, p->r0, p->s[di]) ||
-			    lraid_op_get_pages(op, m, p->e[di], p->r1))
-				goto nomem;
+			continue;
 		}
+		if (lraid_op_get_pages(op, m, p->r0, p->s[di]) ||
+		    lraid_op_get_pages(op, m, p->e[di], p->r1))
+			goto nomem;
 	}
 
 	op->status = BLK_STS_OK;

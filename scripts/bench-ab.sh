@@ -13,6 +13,9 @@
 #   --nullb OPTS     extra null_blk module options for the members, e.g.
 #                    "irqmode=2 completion_nsec=20000" (completion by timer
 #                    rather than inside submit_bio)
+#   --params-a P, --params-b P
+#                    lraid module parameters to load A or B with, e.g.
+#                    --params-b copy_writes=Y (A and B may be one .ko)
 #
 # The guest runs with QEMU's -icount (see Documentation/benchmarks.rst):
 # its clock counts instructions, so the IOPS compare CPU cost per I/O and
@@ -30,6 +33,8 @@ bs=4k
 rounds=2
 runtime=12
 nullb=
+params_a=
+params_b=
 
 usage() {
 	sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -45,6 +50,8 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--runtime) runtime=$2; shift 2 ;;
 	--nullb) nullb=$2; shift 2 ;;
+	--params-a) params_a=$2; shift 2 ;;
+	--params-b) params_b=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	-*) echo "bench-ab: unknown option $1" >&2; usage 2 ;;
 	*) break ;;
@@ -64,5 +71,6 @@ LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-0} \
 	LRAID_VM_QEMU_OPTS="-icount shift=2,sleep=on" \
 	scripts/vm-run --kernel "$kernel" --mem 3G -- \
 	env AB_LEVELS="$levels" AB_RW="$rw" AB_BS="$bs" AB_ROUNDS="$rounds" \
-	AB_RUNTIME="$runtime" AB_NULLB="$nullb" LRAIDCTL="$top/tools/lraidctl" \
+	AB_RUNTIME="$runtime" AB_NULLB="$nullb" AB_PARAMS_A="$params_a" \
+	AB_PARAMS_B="$params_b" LRAIDCTL="$top/tools/lraidctl" \
 	scripts/bench/ab-guest.sh "$a" "$b"

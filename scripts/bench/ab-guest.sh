@@ -23,12 +23,13 @@ for i in 0 1 2 3 4 5; do
 	dd if=/dev/zero of=/dev/nullb$i bs=1M count=300 oflag=direct status=none
 done
 
-# run TAG KO LEVEL: prints and records the IOPS of one fio run
+# run TAG KO LEVEL [PARAM=VALUE...]: prints and records the IOPS of one
+# fio run, the module loaded with the given parameters
 run() {
 	local tag=$1 ko=$2 level=$3 n=4 m=() i iops
 	[ "$level" = 6 ] && n=6
 	for ((i = 0; i < n; i++)); do m+=("/dev/nullb$i"); done
-	insmod "$ko" || { echo "ab: insmod $ko failed"; exit 1; }
+	insmod "$ko" "${@:4}" || { echo "ab: insmod $ko ${*:4} failed"; exit 1; }
 	if ! "$lraidctl" create lraid0 --level "$level" --chunk 64K \
 		--assume-clean "${m[@]}" >/dev/null; then
 		rmmod lraid
@@ -47,12 +48,14 @@ run() {
 	echo "$tag $level $iops" >>"$results"
 }
 
-echo "A: $ko_a"
-echo "B: $ko_b"
+read -r -a params_a <<<"${AB_PARAMS_A:-}"
+read -r -a params_b <<<"${AB_PARAMS_B:-}"
+echo "A: $ko_a ${params_a[*]}"
+echo "B: $ko_b ${params_b[*]}"
 for ((r = 1; r <= rounds; r++)); do
 	for level in "${levels[@]}"; do
-		run A "$ko_a" "$level"
-		run B "$ko_b" "$level"
+		run A "$ko_a" "$level" "${params_a[@]}"
+		run B "$ko_b" "$level" "${params_b[@]}"
 	done
 done
 awk '{ s[$1 " " $2] += $3; n[$1 " " $2]++ }

@@ -214,6 +214,13 @@ lr_fio() {
 # its end (md idle again, the check its last action, no member lost on the
 # way) and require mismatch_cnt 0.
 lr_md_check() {
+	lr_md_mismatch "$@"
+	[ "$LR_MISMATCH" = 0 ] || lr_fail "md check: mismatch_cnt $LR_MISMATCH"
+}
+
+# lr_md_mismatch ARGS...: lr_md_check without the verdict on parity: sets
+# LR_MISMATCH to md's mismatch_cnt.
+lr_md_mismatch() {
 	local level=$1 chunk=$2 sectors=$3 sha=$4 md=/dev/md127 mm got
 	local sys=/sys/block/md127/md action progress last idle=0 t
 	shift 4
@@ -252,7 +259,8 @@ lr_md_check() {
 	[ "$t" = 0 ] || lr_fail "md check: $t member(s) failed during the check"
 	mm=$(cat "$sys/mismatch_cnt")
 	mdadm --stop "$md" >/dev/null 2>&1
-	[ "$mm" = 0 ] || lr_fail "md check: mismatch_cnt $mm"
+	[[ "$mm" =~ ^[0-9]+$ ]] || lr_fail "md check: mismatch_cnt '$mm'"
+	LR_MISMATCH=$mm
 }
 
 # lr_sha DEV SECTORS: sha256 of the first SECTORS of DEV
