@@ -1038,22 +1038,20 @@ void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d)
 }
 
 /*
- * Compute the parity of @ops, ops on their ->free node, all of one worker,
+ * Compute the parity of @ops, ops of worker @w on their ->free node,
  * opening the FPU once per LRAID_FPU_BATCH bytes of member blocks rather
  * than once per op (a 4 KiB RMW is one op), then issue their writes. A
  * section disables preemption, so no bio is submitted inside it; the
  * budget keeps it to tens of microseconds.
  */
-static void lraid_ops_write(struct list_head *ops)
+static void lraid_ops_write(struct lraid_worker *w, struct list_head *ops)
 {
+	unsigned int nr_members = w->a->geom.nr_members;
 	struct lraid_op *op, *tmp;
-	unsigned int nr_members;
 	size_t bytes = 0;
 
 	if (list_empty(ops))
 		return;
-	op = list_first_entry(ops, struct lraid_op, free);
-	nr_members = op->w->a->geom.nr_members;
 	lraid_gf_begin();
 	list_for_each_entry(op, ops, free) {
 		if (bytes >= LRAID_FPU_BATCH) {
@@ -1083,7 +1081,7 @@ static void lraid_op_write_now(struct lraid_op *op)
 	LIST_HEAD(one);
 
 	list_add(&op->free, &one);
-	lraid_ops_write(&one);
+	lraid_ops_write(op->w, &one);
 }
 
 /*
@@ -1104,7 +1102,7 @@ static void lraid_worker_done(struct lraid_worker *w)
 		else
 			lraid_op_written(op);
 	}
-	lraid_ops_write(&batch);
+	lraid_ops_write(w, &batch);
 }
 
 /* Start the ops handed a window by lraid_op_release(), oldest first. */
