@@ -17,7 +17,12 @@ debug=0
 quick=0
 for a in "$@"; do
 	case $a in
-	--debug) debug=1 ;;
+	--debug)
+		debug=1
+		# KASAN, lockdep and kmemleak slow every scenario 2-3x: the
+		# whole set takes over an hour in one guest under TCG
+		export LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-9000}
+		;;
 	--quick) quick=1 ;;
 	--full)
 		export LRAID_TEST_LEVEL=full
