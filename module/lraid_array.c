@@ -360,6 +360,43 @@ static int lraid_disk_add(struct lraid_array *a)
 	return ret;
 }
 
+/* Undo lraid_holders_link() for the present members below @nr. */
+static void lraid_holders_unlink(struct lraid_array *a, unsigned int nr)
+{
+	while (nr--)
+		if (a->members[nr].b.bdev)
+			bd_unlink_disk_holder(a->members[nr].b.bdev, a->disk);
+}
+
+/*
+ * Show the stacking in sysfs as md and dm do: /sys/block/lraidN/slaves/
+ * lists the present members and each member's holders/ names lraidN, which
+ * is what lsblk draws its tree from. The API is kept for md, dm, bcache
+ * and drbd, with no successor; without CONFIG_BLOCK_HOLDER_DEPRECATED it is
+ * a stub and the links are absent. Needs the disk added (its slaves
+ * directory exists from add_disk to del_gendisk).
+ */
+static int lraid_holders_link(struct lraid_array *a)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < a->geom.nr_members; i++) {
+		struct block_device *b = a->members[i].b.bdev;
+
+		if (!b)
+			continue;
+		ret = bd_link_disk_holder(b, a->disk);
+		if (ret) {
+			pr_err("lraid%d: cannot link holder of %pg: %d\n",
+			       a->index, b, ret);
+			lraid_holders_unlink(a, i);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Bring up the I/O machinery and the disk; members are open. */
 static int lraid_array_run(struct lraid_array *a)
 {
@@ -375,9 +412,18 @@ static int lraid_array_run(struct lraid_array *a)
 	ret = lraid_disk_add(a);
 	if (ret)
 		goto out_stripe;
+	ret = lraid_holders_link(a);
+	if (ret)
+		goto out_disk;
 	lraid_arrays[a->index] = a;
 	return 0;
 
+out_disk:
+	/* udev may have opened it and read from it already */
+	del_gendisk(a->disk);
+	lraid_io_quiesce(a);
+	put_disk(a->disk);
+	a->disk = NULL;
 out_stripe:
 	lraid_stripe_exit(a);
 out_io:
@@ -879,6 +925,7 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 
 static void lraid_array_teardown(struct lraid_array *a)
 {
+	lraid_holders_unlink(a, a->geom.nr_members);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
