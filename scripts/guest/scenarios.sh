@@ -19,6 +19,51 @@ export LRAID_TEST_LEVEL=${LRAID_TEST_LEVEL:-quick}
 limit=${LRAID_TEST_TIMEOUT:-900}
 bad='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked for more than|general protection fault|Oops|kernel BUG|soft lockup|hard LOCKUP|detected stall|Kernel panic'
 
+# Take down whatever a scenario left: its own cleanup (lr_cleanup) does
+# not run when the time limit kills it, and a device left configured makes
+# the next scenarios fail on names in use. Prints one line per thing found.
+# Upper layers first: file systems, then md and lraid arrays (twice, as
+# either may sit on the other), device-mapper, loop and null_blk devices.
+sweep() {
+	local d n
+	while read -r d n; do
+		case $n in
+		/dev/lraid* | /dev/md* | /dev/mapper/* | /dev/dm-* | /dev/loop* | /dev/nullb*)
+			umount -l "$d" 2>/dev/null && echo "file system on $n at $d"
+			;;
+		esac
+	done < <(findmnt -rn -o TARGET,SOURCE 2>/dev/null)
+	for _ in 1 2; do
+		for d in /sys/block/md*; do
+			[ -e "$d" ] || continue
+			mdadm --stop "/dev/${d##*/}" >/dev/null 2>&1 &&
+				echo "md array ${d##*/}"
+		done
+		for d in /sys/block/lraid*; do
+			[ -e "$d" ] || continue
+			"$LRAIDCTL" stop "${d##*/}" >/dev/null 2>&1 &&
+				echo "lraid array ${d##*/}"
+		done
+	done
+	if command -v dmsetup >/dev/null; then
+		for _ in 1 2 3; do
+			while read -r n _; do
+				case $n in '' | No) continue ;; esac
+				dmsetup remove --noudevsync "$n" 2>/dev/null &&
+					echo "device-mapper device $n"
+			done < <(dmsetup ls 2>/dev/null)
+		done
+	fi
+	while IFS=: read -r d _; do
+		[ -n "$d" ] && losetup -d "$d" 2>/dev/null && echo "loop device $d"
+	done < <(losetup -a 2>/dev/null)
+	for d in /sys/kernel/config/nullb/*/; do
+		[ -e "$d/power" ] || continue
+		echo 0 >"$d/power" 2>/dev/null
+		rmdir "$d" 2>/dev/null && echo "null_blk device $(basename "$d")"
+	done
+}
+
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
@@ -52,8 +97,18 @@ for t in "${tests[@]}"; do
 	timeout -k 10 "$limit" bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	# Leave nothing behind for the next scenario; a module that will not
-	# unload (a reference leaked, an array left running) fails this one.
+	[ $rc = 124 ] && echo "time limit of ${limit}s reached" >>"$log"
+	# Leave nothing behind for the next scenario: what a scenario that
+	# passed left configured fails it; a module that will not unload (a
+	# reference leaked) fails it too.
+	left=$(sweep)
+	if [ -n "$left" ]; then
+		{
+			echo "left behind after $name (now removed):"
+			printf '%s\n' "$left"
+		} >>"$log"
+		[ $rc = 0 ] && rc=96
+	fi
 	if grep -q '^lraid ' /proc/modules && ! rmmod lraid >>"$log" 2>&1; then
 		echo "rmmod lraid failed after $name" >>"$log"
 		[ $rc = 0 ] && rc=98

@@ -77,8 +77,11 @@ lr_create lraid0 --level 5 --assume-clean "${LR_M[@]}"
 lr_members loop 4 16
 spare=("${LR_M[@]}")
 
-lr_log "RAID5 on 4 null_blk members (64 MiB, 8 MB/s each)"
-slow_members zs 4 64 8
+# 160 MiB at 8 MB/s: 20 s of zeroing, so the checks below (seven
+# processes, 2-3 s each on the debug kernel beside another guest) finish
+# while it runs
+lr_log "RAID5 on 4 null_blk members (160 MiB, 8 MB/s each)"
+slow_members zs 4 160 8
 slow=("${LR_M[@]}")
 # an older array on the same members, with data
 lr_create lraid1 --level 5 --assume-clean "${slow[@]}"
@@ -107,14 +110,15 @@ done
 # Everything below must answer while the zeroing runs
 "$LRAIDCTL" detail lraid0 >/dev/null || lr_fail "detail lraid0 during the create"
 running "$pid" || lr_fail "detail lraid0 waited for the create of lraid1 to finish"
+if "$LRAIDCTL" stop lraid1 >"$LR_TMP/s.out" 2>&1; then
+	running "$pid" || lr_fail "the create ended before stop was tried (members too fast?)"
+	lr_fail "stop of the array being created succeeded"
+fi
+grep -q "busy" "$LR_TMP/s.out" || lr_fail "stop lraid1: $(cat "$LR_TMP/s.out")"
 if "$LRAIDCTL" detail lraid1 >"$LR_TMP/d.out" 2>&1; then
 	lr_fail "detail of the array being created succeeded"
 fi
 grep -q "busy.*being created" "$LR_TMP/d.out" || lr_fail "detail lraid1: $(cat "$LR_TMP/d.out")"
-if "$LRAIDCTL" stop lraid1 >"$LR_TMP/s.out" 2>&1; then
-	lr_fail "stop of the array being created succeeded"
-fi
-grep -q "busy" "$LR_TMP/s.out" || lr_fail "stop lraid1: $(cat "$LR_TMP/s.out")"
 if "$LRAIDCTL" create lraid1 --level 5 --assume-clean "${spare[@]}" >"$LR_TMP/c.out" 2>&1; then
 	lr_fail "a second create of lraid1 succeeded"
 fi
