@@ -14,22 +14,24 @@ lr_setup
 grep -qw bd_link_disk_holder /proc/kallsyms ||
 	lr_skip "kernel without bd_link_disk_holder (no md or dm)"
 
+# entries DIR: the names in DIR, sorted, on one line
+entries() {
+	find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | xargs
+}
+
 # slaves_are ARRAY DEV...: /sys/block/ARRAY/slaves holds exactly DEV...
 # and every DEV's holders/ holds ARRAY and nothing else
 slaves_are() {
 	local arr=$1 want got d
 	shift
 	want=$(for d in "$@"; do basename "$d"; done | sort | xargs)
-	got=$(find "/sys/block/$arr/slaves" -mindepth 1 -maxdepth 1 \
-		-printf '%f\n' | sort | xargs)
+	got=$(entries "/sys/block/$arr/slaves")
 	[ "$got" = "$want" ] ||
 		lr_fail "$arr slaves: '$got', expected '$want'"
 	for d in "$@"; do
-		d=$(basename "$d")
-		got=$(find "/sys/block/$d/holders" -mindepth 1 -maxdepth 1 \
-			-printf '%f\n' | xargs)
+		got=$(entries "/sys/block/${d##*/}/holders")
 		[ "$got" = "$arr" ] ||
-			lr_fail "$d holders: '$got', expected '$arr'"
+			lr_fail "${d##*/} holders: '$got', expected '$arr'"
 	done
 }
 
@@ -37,10 +39,8 @@ slaves_are() {
 unheld() {
 	local d got
 	for d in "$@"; do
-		d=$(basename "$d")
-		got=$(find "/sys/block/$d/holders" -mindepth 1 -maxdepth 1 \
-			-printf '%f\n' | xargs)
-		[ -z "$got" ] || lr_fail "$d still held by '$got'"
+		got=$(entries "/sys/block/${d##*/}/holders")
+		[ -z "$got" ] || lr_fail "${d##*/} still held by '$got'"
 	done
 }
 
