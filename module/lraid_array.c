@@ -288,6 +288,7 @@ static int lraid_disk_add(struct lraid_array *a)
 		.io_opt = (u32)sdata << SECTOR_SHIFT,
 		.max_hw_sectors = 16384,
 		.fua = true,
+		.nowait = true,
 	};
 	bool discard = true, wzeroes = true;
 	struct gendisk *disk;
@@ -309,6 +310,9 @@ static int lraid_disk_add(struct lraid_array *a)
 			discard = false;
 		if (!bdev_write_zeroes_sectors(b))
 			wzeroes = false;
+		/* as md: REQ_NOWAIT (lraid_submit_gfp()) if all take it */
+		if (!bdev_nowait(b))
+			l.nowait = false;
 	}
 	l.physical_block_size = max(l.physical_block_size,
 				    l.logical_block_size);

@@ -94,6 +94,7 @@ struct lraid_limits {
 	unsigned int max_write_zeroes_sectors;	/* 0: no write zeroes */
 	bool write_cache;
 	bool fua;
+	bool nowait;				/* takes REQ_NOWAIT */
 };
 
 static inline struct gendisk *
@@ -116,6 +117,8 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (l->fua)
 		lim.features |= BLK_FEAT_FUA;
+	if (l->nowait)
+		lim.features |= BLK_FEAT_NOWAIT;
 	return blk_alloc_disk(&lim, node);
 #else
 	struct gendisk *disk = blk_alloc_disk(node);
@@ -135,6 +138,8 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 	blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	blk_queue_write_cache(q, l->write_cache, l->fua);
+	if (l->nowait)
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
 	return disk;
 #endif
 }

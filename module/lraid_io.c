@@ -419,26 +419,65 @@ static void lraid_acct_endio(struct bio *bio)
 	bio_endio(bio);
 }
 
-/* Account @bio, @sectors long and started at @start, once it ends. */
-static void lraid_acct_hook(struct lraid_array *a, struct bio *bio,
-			    unsigned long start, unsigned int sectors)
+/*
+ * Account @bio, @sectors long and started at @start, once it ends. False
+ * only when @gfp may not sleep and no element was free: the accounting is
+ * then ended at once.
+ */
+static bool lraid_acct_hook(struct lraid_array *a, struct bio *bio,
+			    unsigned long start, unsigned int sectors, gfp_t gfp)
 {
-	struct lraid_acct *ac = mempool_alloc(a->acct_pool, GFP_NOIO);
+	struct lraid_acct *ac = mempool_alloc(a->acct_pool, gfp);
 
+	if (unlikely(!ac)) {
+		lraid_compat_acct_end(bio->bi_bdev, bio_op(bio), sectors,
+				      start);
+		return false;
+	}
 	ac->end_io = bio->bi_end_io;
 	ac->private = bio->bi_private;
 	ac->start = start;
 	ac->sectors = sectors;
 	bio->bi_end_io = lraid_acct_endio;
 	bio->bi_private = ac;
+	return true;
 }
 
-/* Before @bio is dispatched: account it if queue/iostats asks for it. */
-static void lraid_acct_bio(struct lraid_array *a, struct bio *bio)
+/*
+ * Before @bio is dispatched: account it if queue/iostats asks for it.
+ * False as lraid_acct_hook().
+ */
+static bool lraid_acct_bio(struct lraid_array *a, struct bio *bio, gfp_t gfp)
 {
-	if (lraid_acct_on(bio))
-		lraid_acct_hook(a, bio, bio_start_io_acct(bio),
-				bio_sectors(bio));
+	if (!lraid_acct_on(bio))
+		return true;
+	return lraid_acct_hook(a, bio, bio_start_io_acct(bio),
+			       bio_sectors(bio), gfp);
+}
+
+/*
+ * REQ_NOWAIT (io_uring; the disk offers it when every member does, as md):
+ * the caller must not sleep while it submits, and io_uring submits inline
+ * only to devices that take the flag, handing every I/O to a worker thread
+ * otherwise. lraid either refuses such a bio at once, before any of it is
+ * sent, with BLK_STS_AGAIN (the caller submits it again from where it may
+ * sleep, as when a blk-mq device is out of tags), or carries it out as any
+ * other bio. Refused: flush, discard and write-zeroes, and a bio for which
+ * memory cannot be had without sleeping (@gfp below) before its first piece
+ * is sent; what is allocated after that may sleep, as for any bio.
+ *
+ * Refusing part of a bio is not an option: the bio would end with
+ * BLK_STS_AGAIN after its other parts, in completion context, where
+ * io_uring no longer submits it again and returns -EAGAIN to the
+ * application. For the same reason only a bio sent to its member as it is
+ * (lraid_read_remap()) keeps REQ_NOWAIT: a member that refuses it does so
+ * at once, in the caller's context. Pieces never carry the flag, nor
+ * anything the workers send.
+ */
+static inline gfp_t lraid_submit_gfp(const struct bio *bio)
+{
+	return unlikely(bio->bi_opf & REQ_NOWAIT) ?
+	       GFP_NOWAIT | __GFP_NOWARN : GFP_NOIO;
 }
 
 /* End of a clone or member bio whose bi_private is the caller's bio. */
@@ -466,8 +505,9 @@ static void lraid_piece_submit(struct lraid_array *a, struct bio *bio,
 
 static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 			      u64 start, u64 nr, u32 flags);
-static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
-			       u64 start, u64 nr, u32 flags, u32 avoid);
+static bool lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
+			       u64 start, u64 nr, u32 flags, u32 avoid,
+			       gfp_t gfp);
 
 /*
  * A member failed a healthy read (flags @opf) of logical @sector: true when
@@ -507,9 +547,9 @@ static void lraid_read_retry(struct work_struct *work)
 	struct bio *bio = st->private;
 
 	if (st->acct)
-		lraid_acct_hook(a, bio, st->start, bio_sectors(bio));
+		lraid_acct_hook(a, bio, st->start, bio_sectors(bio), GFP_NOIO);
 	lraid_queue_pieces(a, bio, bio->bi_iter.bi_sector, bio_sectors(bio),
-			   LRAID_WREQ_READ, BIT(st->member));
+			   LRAID_WREQ_READ, BIT(st->member), GFP_NOIO);
 	kmem_cache_free(lraid_rstash_cache, st);
 	bio_endio(bio);
 	percpu_ref_put(&a->active);
@@ -567,7 +607,7 @@ static void lraid_piece_retry(struct work_struct *work)
 	 */
 	bio_put(&c->bio);
 	lraid_queue_pieces(a, bio, sector, sectors, LRAID_WREQ_READ,
-			   BIT(member));
+			   BIT(member), GFP_NOIO);
 	bio_endio(bio);
 	percpu_ref_put(&a->active);
 }
@@ -592,8 +632,16 @@ static bool lraid_read_remap(struct lraid_array *a, struct bio *bio,
 			     const struct lraid_map *m, bool acct,
 			     unsigned long start)
 {
+	struct block_device *b = a->members[m->member].b.bdev;
 	struct lraid_rstash *st;
 
+	/*
+	 * The disk takes REQ_NOWAIT only if every member did when it started;
+	 * one that no longer does (a device-mapper table reloaded) would fail
+	 * the bio: the clone path sends it without the flag.
+	 */
+	if (unlikely(bio->bi_opf & REQ_NOWAIT) && !bdev_nowait(b))
+		return false;
 	st = kmem_cache_alloc(lraid_rstash_cache, GFP_NOWAIT | __GFP_NOWARN);
 	if (unlikely(!st))
 		return false;	/* the clone path has a mempool */
@@ -609,7 +657,7 @@ static bool lraid_read_remap(struct lraid_array *a, struct bio *bio,
 	bio->bi_end_io = lraid_rstash_endio;
 	bio->bi_private = st;
 	percpu_ref_get(&a->active);
-	bio_set_dev(bio, a->members[m->member].b.bdev);
+	bio_set_dev(bio, b);
 	bio->bi_iter.bi_sector = a->data_offset + m->member_sector;
 	submit_bio_noacct(bio);
 	return true;
@@ -629,6 +677,7 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 	u32 failed = READ_ONCE(a->failed);
 	bool acct = lraid_acct_on(bio);
 	unsigned long start = acct ? bio_start_io_acct(bio) : 0;
+	gfp_t gfp = lraid_submit_gfp(bio);
 	struct lraid_map m;
 
 	/*
@@ -642,8 +691,10 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 	    !(failed & BIT(m.member)) && !bio_flagged(bio, BIO_CHAIN) &&
 	    lraid_read_remap(a, bio, &m, acct, start))
 		return;
-	if (acct)
-		lraid_acct_hook(a, bio, start, left);
+	if (acct && !lraid_acct_hook(a, bio, start, left, gfp)) {
+		bio_wouldblock_error(bio);
+		return;
+	}
 
 	/*
 	 * Pieces on failed members go to the workers first: queueing may
@@ -654,9 +705,14 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 	while (unlikely(failed) && left) {
 		lraid_geom_map(g, sector + done, &m);
 		n = min(left, g->chunk_sectors - m.chunk_offset);
-		if (failed & BIT(m.member))
-			lraid_queue_write(a, bio, sector + done, n,
-					  LRAID_WREQ_READ);
+		if (failed & BIT(m.member)) {
+			if (!lraid_queue_pieces(a, bio, sector + done, n,
+						LRAID_WREQ_READ, 0, gfp)) {
+				bio_wouldblock_error(bio);
+				return;
+			}
+			gfp = GFP_NOIO;
+		}
 		done += n;
 		left -= n;
 	}
@@ -674,7 +730,13 @@ static void lraid_read(struct lraid_array *a, struct bio *bio)
 			continue;
 		}
 		clone = bio_alloc_clone(a->members[m.member].b.bdev, bio,
-					GFP_NOIO, &a->clone_bs);
+					gfp, &a->clone_bs);
+		if (unlikely(!clone)) {
+			bio_wouldblock_error(bio);
+			return;
+		}
+		gfp = GFP_NOIO;
+		clone->bi_opf &= ~REQ_NOWAIT;
 		bio_trim(clone, done, n);
 		clone->bi_iter.bi_sector = a->data_offset + m.member_sector;
 		c = container_of(clone, struct lraid_clone, bio);
@@ -707,10 +769,13 @@ static bool lraid_win_touched(const struct lraid_geom *g, u32 wsec, u32 win,
  * Cut logical sectors [start, start + nr) of @bio into write pieces (or
  * degraded read pieces, @flags LRAID_WREQ_READ), one per touched (stripe,
  * window), and queue them to this CPU's worker. Roles in @avoid are treated
- * as failed for these pieces (a member that just failed a read).
+ * as failed for these pieces (a member that just failed a read). @gfp is
+ * for the first piece; false, with nothing queued, when that fails (see
+ * lraid_submit_gfp()); the others may sleep.
  */
-static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
-			       u64 start, u64 nr, u32 flags, u32 avoid)
+static bool lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
+			       u64 start, u64 nr, u32 flags, u32 avoid,
+			       gfp_t gfp)
 {
 	const struct lraid_geom *g = &a->geom;
 	u64 sdata = (u64)g->nr_data * g->chunk_sectors;
@@ -730,7 +795,10 @@ static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 
 			if (!lraid_win_touched(g, a->win_sectors, win, lo, hi))
 				continue;
-			wr = mempool_alloc(a->wreq_pool, GFP_NOIO);
+			wr = mempool_alloc(a->wreq_pool, gfp);
+			if (unlikely(!wr))
+				return false;
+			gfp = GFP_NOIO;
 			wr->bio = bio;
 			wr->stripe = stripe;
 			wr->win = win;
@@ -746,12 +814,14 @@ static void lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 		}
 		pos = sbase + hi;
 	}
+	return true;
 }
 
+/* From where lraid may sleep: queues every piece. */
 static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 			      u64 start, u64 nr, u32 flags)
 {
-	lraid_queue_pieces(a, bio, start, nr, flags, 0);
+	lraid_queue_pieces(a, bio, start, nr, flags, 0, GFP_NOIO);
 }
 
 /*
@@ -1018,18 +1088,33 @@ void lraid_submit_bio(struct bio *bio)
 		lraid_read(a, bio);
 		break;
 	case REQ_OP_WRITE:
-		lraid_acct_bio(a, bio);
+		if (unlikely(bio->bi_opf & REQ_NOWAIT) &&
+		    (bio->bi_opf & REQ_PREFLUSH)) {
+			bio_wouldblock_error(bio);
+			break;
+		}
+		if (!lraid_acct_bio(a, bio, lraid_submit_gfp(bio))) {
+			bio_wouldblock_error(bio);
+			break;
+		}
 		if (bio->bi_opf & REQ_PREFLUSH) {
 			lraid_flush(a, bio);
 			break;
 		}
-		lraid_queue_write(a, bio, bio->bi_iter.bi_sector,
-				  bio_sectors(bio), 0);
-		bio_endio(bio);
+		if (!lraid_queue_pieces(a, bio, bio->bi_iter.bi_sector,
+					bio_sectors(bio), 0, 0,
+					lraid_submit_gfp(bio)))
+			bio_wouldblock_error(bio);
+		else
+			bio_endio(bio);
 		break;
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
-		lraid_acct_bio(a, bio);
+		if (unlikely(bio->bi_opf & REQ_NOWAIT)) {
+			bio_wouldblock_error(bio);
+			break;
+		}
+		lraid_acct_bio(a, bio, GFP_NOIO);
 		lraid_discard(a, bio);
 		break;
 	default:

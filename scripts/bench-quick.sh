@@ -15,6 +15,7 @@
 #   --iostats 0|1    queue/iostats of both md and lraid (default 1, both
 #                    drivers' default: they count I/O for iostat)
 #   --lraid-params P lraid.ko parameters, e.g. "parity=avx2"
+#   --engine E       fio ioengine: libaio (default) or io_uring
 #   --icount         clock the guest by instructions executed (QEMU -icount):
 #                    ratios then measure CPU cost per I/O and do not depend
 #                    on other load on the host (TCG only, one host thread)
@@ -34,7 +35,7 @@ benv=()
 icount=
 
 usage() {
-	sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -53,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--lraid-params) benv+=("BENCH_LRAID_PARAMS=$2"); shift 2 ;;
 	--md-threads) benv+=("BENCH_MD_THREADS=$2"); shift 2 ;;
 	--iostats) benv+=("BENCH_IOSTATS=$2"); shift 2 ;;
+	--engine) benv+=("BENCH_ENGINE=$2"); shift 2 ;;
 	--icount) icount="-icount shift=2,sleep=on"; shift ;;
 	--no-build) build=0; shift ;;
 	-h | --help) usage 0 ;;

@@ -62,6 +62,10 @@ sweep() {
 		echo 0 >"$d/power" 2>/dev/null
 		rmdir "$d" 2>/dev/null && echo "null_blk device $(basename "$d")"
 	done
+	# 121 holds udev's event queue while it counts; killed at its time
+	# limit it cannot let go, and every later "udevadm settle" would wait
+	# out its timeout (idempotent, so not reported)
+	udevadm control --start-exec-queue 2>/dev/null || true
 }
 
 if [ $# -gt 0 ]; then

@@ -15,6 +15,8 @@ LR_BAD=()
 LR_BAD_DM=()
 LR_BAD_LEFT=
 LR_BAD_LOADED=0
+LR_DM=()
+LR_TRACE=
 
 lr_skip() {
 	echo "SKIP: $*"
@@ -79,9 +81,14 @@ lr_cleanup() {
 		done
 	done
 	# bad-sector devices (lr_bad_setup): each holds a null_blk or loop below
-	for d in "${LR_BAD_DM[@]}"; do
+	for d in "${LR_BAD_DM[@]}" "${LR_DM[@]}"; do
 		dmsetup remove --noudevsync "$d" 2>/dev/null
 	done
+	# a tracing instance (mkdir "$LR_TRACE" under instances/)
+	if [ -n "$LR_TRACE" ] && [ -d "$LR_TRACE" ]; then
+		echo 0 >"$LR_TRACE/events/enable"
+		rmdir "$LR_TRACE"
+	fi
 	[ "$LR_BAD_LOADED" = 1 ] && rmmod lraid_bad 2>/dev/null
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
@@ -168,13 +175,21 @@ lr_members() {
 	done
 }
 
+# Wait for udev to finish with new devices. The device nodes themselves
+# come from devtmpfs: a udev that does not settle (a queue left stopped,
+# a worker stuck) is reported and waited out no longer.
+lr_settle() {
+	udevadm settle --timeout=60 2>/dev/null ||
+		lr_log "udev still busy after 60 s (udevadm settle); going on"
+}
+
 # lr_create NAME ARGS... (remembers the array for cleanup)
 lr_create() {
 	local name=$1
 	shift
 	"$LRAIDCTL" create "$name" "$@" >/dev/null || lr_fail "create $name $*"
 	LR_ARRAYS+=("$name")
-	udevadm settle 2>/dev/null
+	lr_settle
 	[ -b "/dev/$name" ] || lr_fail "/dev/$name missing after create"
 }
 
@@ -190,15 +205,17 @@ lr_md_raid0() {
 	mdadm --build "$md" --run --level=0 --raid-devices=$(($# - 2)) \
 		--chunk="$chunk" "${@:3}" >/dev/null 2>&1 ||
 		lr_fail "mdadm --build $md"
-	udevadm settle 2>/dev/null
+	lr_settle
 	echo 0 >"/sys/block/${md#/dev/}/queue/iostats"
 }
 
-# lr_fio DEV NAME ARGS...: fio with crc32c verify, fails on any error
+# lr_fio DEV NAME ARGS...: fio with crc32c verify, fails on any error;
+# through libaio unless LR_FIO_ENGINE names another engine
 lr_fio() {
 	local dev=$1 name=$2
 	shift 2
-	fio --name="$name" --filename="$dev" --direct=1 --ioengine=libaio \
+	fio --name="$name" --filename="$dev" --direct=1 \
+		--ioengine="${LR_FIO_ENGINE:-libaio}" \
 		--verify=crc32c --verify_fatal=1 --do_verify=1 --verify_state_save=0 \
 		--output="$LR_TMP/fio.out" "$@" ||
 		{ cat "$LR_TMP/fio.out"; lr_fail "fio $name on $dev"; }

@@ -26,7 +26,7 @@ run() {
 		--bsrange=512-256k --blockalign=512 --iodepth=4
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
 	"$LRAIDCTL" assemble lraid0 "${rev[@]}" >/dev/null || lr_fail "assemble"
-	udevadm settle 2>/dev/null || true
+	lr_settle
 	lr_check_roles lraid0
 	lr_fio /dev/lraid0 rnd --rw=randwrite --size=12M \
 		--bssplit=512/10:3584/15:4k/25:12800/15:64k/15:260k/10:2m/10 \

@@ -120,7 +120,7 @@ LR_LOOPS+=("$pd")
 # udev rereads the table whenever the disk is closed after a write open:
 # wait for the partitions to be back before every step
 parts() {
-	udevadm settle 2>/dev/null || true
+	lr_settle
 	for _ in $(seq 50); do
 		[ -b "${pd}p1" ] && [ -b "${pd}p2" ] && return 0
 		sleep 0.1

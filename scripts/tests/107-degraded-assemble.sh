@@ -53,7 +53,7 @@ stop() {
 assemble() {
 	"$LRAIDCTL" assemble lraid0 "$@" >/dev/null 2>"$LR_TMP/asm" ||
 		{ cat "$LR_TMP/asm"; lr_fail "assemble $*"; }
-	udevadm settle 2>/dev/null || true
+	lr_settle
 	[ -b /dev/lraid0 ] || lr_fail "/dev/lraid0 missing after assemble"
 	lr_check_roles lraid0
 	sed 's/^/    /' "$LR_TMP/asm"

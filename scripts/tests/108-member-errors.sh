@@ -79,7 +79,7 @@ write_errors() {
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
 	"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
 		{ cat "$LR_TMP/asm"; lr_fail "assemble after a write error"; }
-	udevadm settle 2>/dev/null
+	lr_settle
 	"$LRAIDCTL" detail lraid0 | grep -q "State : .*degraded" ||
 		lr_fail "assembled array is not degraded"
 	[ "$(sha)" = "$newsha" ] || lr_fail "data differs after assemble"

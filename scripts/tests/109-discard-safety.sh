@@ -50,7 +50,7 @@ fi
 lr_log "same members, devices_handle_discard_safely=Y: real discards"
 echo Y >"$param"
 "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >/dev/null || lr_fail assemble
-udevadm settle 2>/dev/null
+lr_settle
 [ "$(dmax lraid0)" != 0 ] || lr_fail "no discard with the parameter set"
 before=$(member_discards)
 blkdiscard -o 0 -l 1M /dev/lraid0 || lr_fail blkdiscard

@@ -54,7 +54,7 @@ lr_fio /dev/lraid0 online --rw=randwrite --bs=4k --size=16M \
 lr_log "array started with CPU 1 offline, then CPU 1 online"
 echo 0 >"$cpu"
 "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >/dev/null || lr_fail assemble
-udevadm settle 2>/dev/null
+lr_settle
 if pgrep -x lraid0/1 >/dev/null; then
 	lr_fail "a worker for offline CPU 1"
 fi

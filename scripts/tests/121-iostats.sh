@@ -55,7 +55,8 @@ lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
 # Hold udev's event execution from here on (and release it on exit,
 # pass or fail, or later scenarios' "udevadm settle" would wait it out).
 if command -v udevadm >/dev/null && udevadm control --stop-exec-queue 2>/dev/null; then
-	trap 'udevadm control --start-exec-queue 2>/dev/null; lr_cleanup' EXIT
+	trap 'udevadm control --start-exec-queue ||
+		lr_log "udevadm control --start-exec-queue failed"; lr_cleanup' EXIT
 fi
 
 counts "64 writes of 64K, partial stripes" 5=64 7=8192 1=0 -- \

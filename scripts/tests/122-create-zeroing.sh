@@ -128,7 +128,7 @@ no_superblock "${slow[0]}" || lr_fail "older superblock still on ${slow[0]} whil
 running "$pid" || lr_fail "the create ended before the checks did (members too fast?)"
 
 wait "$pid" || { cat "$LR_TMP/create.out"; lr_fail "create lraid1"; }
-udevadm settle 2>/dev/null || true
+lr_settle
 [ -b /dev/lraid1 ] || lr_fail "/dev/lraid1 missing after create"
 # zero_mib N: the first N MiB of lraid1 read zeroes (4 MiB direct reads,
 # so the throttled members are read at once)
@@ -170,7 +170,7 @@ running "$pid" && lr_fail "create still running 60 s after SIGTERM"
 if wait "$pid"; then
 	lr_fail "the interrupted create succeeded"
 fi
-udevadm settle 2>/dev/null || true
+lr_settle
 [ -e /dev/lraid2 ] && lr_fail "/dev/lraid2 exists after the interrupted create"
 for m in "${slow[@]}"; do
 	no_superblock "$m" || lr_fail "$m has a superblock after the interrupted create"
