@@ -19,12 +19,15 @@
 #ifndef __CHECKER__
 
 #define GF_VW	32
+#define GF_QI(x)	((char __attribute__((vector_size(GF_VW))))(x))
 #define GF_BLK	128
 
-/* GCC's x86 builtins are typed on vectors; these typedefs name them */
+/*
+ * GCC's x86 builtins are typed on vectors: gfv* name ours, GF_QI() casts to
+ * the plain-char vector the byte builtins take.
+ */
 typedef u8 gfv __attribute__((vector_size(GF_VW)));
 typedef s8 gfv_s __attribute__((vector_size(GF_VW)));
-typedef char gfv_qi __attribute__((vector_size(GF_VW)));
 typedef u16 gfv_hi __attribute__((vector_size(GF_VW)));
 
 static __always_inline gfv gf_mul2(gfv x)
@@ -54,8 +57,8 @@ static __always_inline gfv gf_mulc(const struct gf_mulc *m, gfv x)
 {
 	gfv lo = x & 0x0f, hi = (gfv)((gfv_hi)x >> 4) & 0x0f;
 
-	return (gfv)__builtin_ia32_pshufb256((gfv_qi)m->lo, (gfv_qi)lo) ^
-	       (gfv)__builtin_ia32_pshufb256((gfv_qi)m->hi, (gfv_qi)hi);
+	return (gfv)__builtin_ia32_pshufb256(GF_QI(m->lo), GF_QI(lo)) ^
+	       (gfv)__builtin_ia32_pshufb256(GF_QI(m->hi), GF_QI(hi));
 }
 
 #include "lraid_gf_simd.h"

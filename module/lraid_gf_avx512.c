@@ -20,18 +20,22 @@
 #ifndef __CHECKER__
 
 #define GF_VW	64
+#define GF_QI(x)	((char __attribute__((vector_size(GF_VW))))(x))
 #define GF_BLK	256
 
-/* GCC's x86 builtins are typed on vectors; these typedefs name them */
+/*
+ * GCC's x86 builtins are typed on vectors: gfv* name ours, GF_QI() casts to
+ * the plain-char vector the byte builtins take.
+ */
 typedef u8 gfv __attribute__((vector_size(GF_VW)));
-typedef char gfv_qi __attribute__((vector_size(GF_VW)));
 typedef u16 gfv_hi __attribute__((vector_size(GF_VW)));
 
 static __always_inline gfv gf_mul2(gfv x)
 {
-	unsigned long long hi = __builtin_ia32_cvtb2mask512((gfv_qi)x);
-	const gfv_qi zero = { 0 };
-	gfv t = (gfv)__builtin_ia32_movdquqi512_mask(zero + 0x1d, zero, hi);
+	unsigned long long hi = __builtin_ia32_cvtb2mask512(GF_QI(x));
+	const gfv zero = { 0 };
+	gfv t = (gfv)__builtin_ia32_movdquqi512_mask(GF_QI(zero + 0x1d),
+						     GF_QI(zero), hi);
 
 	return (x + x) ^ t;
 }
@@ -53,10 +57,10 @@ static inline void gf_mulc_init(struct gf_mulc *m, u8 c)
 
 static __always_inline gfv pshufb(gfv tbl, gfv idx)
 {
-	const gfv_qi zero = { 0 };
+	const gfv zero = { 0 };
 
-	return (gfv)__builtin_ia32_pshufb512_mask((gfv_qi)tbl, (gfv_qi)idx,
-						  zero, ~0ULL);
+	return (gfv)__builtin_ia32_pshufb512_mask(GF_QI(tbl), GF_QI(idx),
+						  GF_QI(zero), ~0ULL);
 }
 
 static __always_inline gfv gf_mulc(const struct gf_mulc *m, gfv x)

@@ -21,11 +21,14 @@
 #ifndef __CHECKER__
 
 #define GF_VW	64
+#define GF_QI(x)	((char __attribute__((vector_size(GF_VW))))(x))
 #define GF_BLK	256
 
-/* GCC's x86 builtins are typed on vectors; these typedefs name them */
+/*
+ * GCC's x86 builtins are typed on vectors: gfv* name ours, GF_QI() casts to
+ * the plain-char vector the byte builtins take.
+ */
 typedef u8 gfv __attribute__((vector_size(GF_VW)));
-typedef char gfv_qi __attribute__((vector_size(GF_VW)));
 typedef u64 gfv_di __attribute__((vector_size(GF_VW)));
 
 /* lraid_gf_affine(2) */
@@ -33,8 +36,8 @@ typedef u64 gfv_di __attribute__((vector_size(GF_VW)));
 
 static __always_inline gfv affine(gfv x, gfv m)
 {
-	return (gfv)__builtin_ia32_vgf2p8affineqb_v64qi((gfv_qi)x,
-							(gfv_qi)m, 0);
+	return (gfv)__builtin_ia32_vgf2p8affineqb_v64qi(GF_QI(x),
+							GF_QI(m), 0);
 }
 
 /* The 8x8 matrix @m in every 64-bit lane. */

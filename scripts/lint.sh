@@ -36,27 +36,10 @@ result sparse $? "$tmp/sparse.out"
 
 cp=/usr/src/linux-source-6.12/scripts/checkpatch.pl
 if [ -x "$cp" ]; then
-	# Per-file exceptions, each with its reason; everything else is strict.
-	#  lraid_gf_{avx2,avx512,gfni}.c: GCC vector types can only be named by a
-	#  typedef; the char-element ones the builtins need fail its u8/s8 test.
-	declare -A allow=(
-		[module/lraid_gf_avx2.c]=NEW_TYPEDEFS
-		[module/lraid_gf_avx512.c]=NEW_TYPEDEFS
-		[module/lraid_gf_gfni.c]=NEW_TYPEDEFS
-	)
 	mapfile -t files < <(git ls-files -co --exclude-standard -- 'module/*.[ch]' \
 		'module/uapi/*.h' 'kunit/*.c' 'tests/badblk/*.c' | sort -u)
 	opts=(--no-tree --strict --quiet --terse --show-types --ignore FILE_PATH_CHANGES)
-	plain=()
-	: >"$tmp/cp.out"
-	for f in "${files[@]}"; do
-		if [ -n "${allow[$f]:-}" ]; then
-			"$cp" "${opts[@]}" --ignore "${allow[$f]}" -f "$f" >>"$tmp/cp.out" 2>&1
-		else
-			plain+=("$f")
-		fi
-	done
-	[ ${#plain[@]} = 0 ] || "$cp" "${opts[@]}" -f "${plain[@]}" >>"$tmp/cp.out" 2>&1
+	"$cp" "${opts[@]}" -f "${files[@]}" >"$tmp/cp.out" 2>&1
 	grep -E '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' "$tmp/cp.out" >"$tmp/cp.bad"
 	[ ! -s "$tmp/cp.bad" ]
 	result checkpatch $? "$tmp/cp.bad"
