@@ -13,6 +13,14 @@
 # reconstruct-write taking pages for every member. Every block reads back
 # right, failures were injected (the fault attributes count them), and no
 # member is failed for it.
+# Then through io_uring, every non-sleeping allocation of fio's threads
+# failing: io_uring submits with REQ_NOWAIT, so lraid's first allocation
+# for a bio (GFP_NOWAIT) fails and lraid must refuse the whole bio at once
+# (BLK_STS_AGAIN, nothing of it sent), which io_uring takes back and
+# submits again from a worker thread. Required: those worker threads
+# appeared (the refusals happened), fio saw no error (no -EAGAIN from a
+# bio refused part-way, which io_uring cannot reissue), every block reads
+# back right, and nothing stays in flight.
 # kernels: test debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -73,6 +81,33 @@ load() {
 	)
 }
 
+# uring NAME FAIL FIO-ARGS...: fio through io_uring (with make-it-fail set
+# if FAIL is 1); sets WORKERS to the most io_uring worker threads
+# (iou-wrk-PID) seen in fio's processes at once while it ran. The first
+# worker of a ring, once started, stays until the ring is closed.
+uring() {
+	local name=$1 fail=$2 pid n p
+	shift 2
+	(
+		echo "$fail" >/proc/self/make-it-fail
+		LR_FIO_ENGINE=io_uring lr_fio /dev/lraid0 "$name" \
+			--rw=randwrite --bsrange=512-128k --size=48M \
+			--offset_increment=48M --numjobs=2 --iodepth=128 "$@"
+	) &
+	pid=$!
+	WORKERS=0
+	while kill -0 "$pid" 2>/dev/null; do
+		n=0
+		for p in $(pgrep -x fio); do
+			n=$((n + $(cat /proc/"$p"/task/*/comm 2>/dev/null |
+				grep -c '^iou-wrk-'))) || true
+		done
+		[ "$n" -le "$WORKERS" ] || WORKERS=$n
+		sleep 0.05
+	done
+	wait "$pid" || lr_fail "fio $name through io_uring"
+}
+
 # run LEVEL N FAIL_ONE KIND
 run() {
 	local level=$1 n=$2 degrade=$3 kind=$4 w a
@@ -118,9 +153,53 @@ run() {
 	LR_ARRAYS=()
 }
 
+# nowait LEVEL N FAIL_ONE: the io_uring part, on members that complete
+# after 100 us (so that hundreds of bios are in flight and the mempools'
+# reserves run dry) with tags enough for all of them (no refusal for want
+# of a tag): first with nothing failing, where no bio may be refused,
+# then with every non-sleeping allocation of fio's threads failing
+nowait() {
+	local level=$1 n=$2 degrade=$3 i
+	LR_M=()
+	for i in $(seq "$n"); do
+		lr_nullb "slow$level$i" 128 irqmode=2 completion_nsec=100000 \
+			hw_queue_depth=1024
+		LR_M+=("$LR_DEV")
+	done
+	lr_create lraid0 --level "$level" --chunk 64K "${LR_M[@]}"
+	if [ "$degrade" = 1 ]; then
+		"$LRAIDCTL" fail lraid0 "${LR_M[1]}" >/dev/null ||
+			lr_fail "fail ${LR_M[1]}"
+		lr_noise "${LR_M[1]}"
+	fi
+	uring calm 0 --randseed=3
+	lr_log "RAID$level: io_uring, nothing failing: $WORKERS worker threads"
+	[ "$WORKERS" = 0 ] ||
+		lr_fail "RAID$level: REQ_NOWAIT bios refused with nothing failing"
+	faults 100
+	uring nomem 1 --randseed=4
+	faults 0
+	lr_log "RAID$level: io_uring, no memory without sleeping: up to $WORKERS worker threads took refused I/O"
+	[ "$WORKERS" -gt 0 ] ||
+		lr_fail "RAID$level: no REQ_NOWAIT bio was refused (no io_uring worker ran)"
+	[ "$(tr -s ' \t' ' ' </sys/block/lraid0/inflight)" = " 0 0" ] || {
+		cat /sys/block/lraid0/inflight
+		lr_fail "RAID$level: I/O left in flight after the refusals"
+	}
+	lr_fio /dev/lraid0 nomem --rw=randwrite --bsrange=512-128k --size=48M \
+		--offset_increment=48M --numjobs=2 --iodepth=32 --randseed=4 \
+		--verify_only
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
+	LR_ARRAYS=()
+}
+
 trap 'faults 0 2>/dev/null; lr_cleanup' EXIT
 lr_log "RAID5 x4, healthy"
 run 5 4 0 nullb
 lr_log "RAID6 x5 on loop devices, one member failed: reconstruct-writes"
 run 6 5 1 loop
+lr_log "io_uring (REQ_NOWAIT): RAID5 x4, healthy"
+nowait 5 4 0
+lr_log "io_uring (REQ_NOWAIT): RAID6 x5, one member failed"
+nowait 6 5 1
 echo "PASS: failed allocations in the workers and the submitters lose nothing"
