@@ -67,6 +67,21 @@ lr_need() {
 	done
 }
 
+# lr_need_faults: skips unless the kernel's fault injection for slab and
+# page allocations is there (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC, built
+# into the test and debug kernels only); mounts debugfs, whose path it
+# leaves in LR_DEBUGFS
+LR_DEBUGFS=/sys/kernel/debug
+lr_need_faults() {
+	local f
+	mountpoint -q "$LR_DEBUGFS" ||
+		mount -t debugfs none "$LR_DEBUGFS" 2>/dev/null || true
+	for f in failslab fail_page_alloc; do
+		[ -d "$LR_DEBUGFS/$f" ] ||
+			lr_skip "no $f in this kernel (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC)"
+	done
+}
+
 lr_cleanup() {
 	local a d l
 	set +e

@@ -27,12 +27,8 @@ set -euo pipefail
 . "$(dirname "$0")/1-helpers.bash"
 lr_need fio
 
-dbg=/sys/kernel/debug
-mountpoint -q "$dbg" || mount -t debugfs none "$dbg" 2>/dev/null || true
-for f in failslab fail_page_alloc; do
-	[ -d "$dbg/$f" ] ||
-		lr_skip "no $f in this kernel (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC)"
-done
+lr_need_faults
+dbg=$LR_DEBUGFS
 lr_setup
 
 budget=100000000
@@ -83,16 +79,18 @@ load() {
 
 # uring NAME FAIL FIO-ARGS...: fio through io_uring (with make-it-fail set
 # if FAIL is 1); sets WORKERS to the most io_uring worker threads
-# (iou-wrk-PID) seen in fio's processes at once while it ran. The first
+# (iou-wrk-PID) seen in fio's processes at once while it ran; the job is
+# ujob (also read back with --verify_only). The first
 # worker of a ring, once started, stays until the ring is closed.
+ujob=(--rw=randwrite --bsrange=512-128k --size=48M --offset_increment=48M
+	--numjobs=2)
 uring() {
 	local name=$1 fail=$2 pid n p
 	shift 2
 	(
 		echo "$fail" >/proc/self/make-it-fail
-		LR_FIO_ENGINE=io_uring lr_fio /dev/lraid0 "$name" \
-			--rw=randwrite --bsrange=512-128k --size=48M \
-			--offset_increment=48M --numjobs=2 --iodepth=128 "$@"
+		LR_FIO_ENGINE=io_uring lr_fio /dev/lraid0 "$name" "${ujob[@]}" \
+			--iodepth=128 "$@"
 	) &
 	pid=$!
 	WORKERS=0
@@ -186,8 +184,7 @@ nowait() {
 		cat /sys/block/lraid0/inflight
 		lr_fail "RAID$level: I/O left in flight after the refusals"
 	}
-	lr_fio /dev/lraid0 nomem --rw=randwrite --bsrange=512-128k --size=48M \
-		--offset_increment=48M --numjobs=2 --iodepth=32 --randseed=4 \
+	lr_fio /dev/lraid0 nomem "${ujob[@]}" --iodepth=32 --randseed=4 \
 		--verify_only
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
 	LR_ARRAYS=()

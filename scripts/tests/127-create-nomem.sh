@@ -26,12 +26,8 @@ preload=$(dirname "$LRAIDCTL")/failnth.so
 [ -f "$preload" ] || lr_skip "no $preload (make -C tools)"
 [ -e /proc/thread-self/fail-nth ] ||
 	lr_skip "no fail-nth in this kernel (CONFIG_FAULT_INJECTION)"
-dbg=/sys/kernel/debug
-mountpoint -q "$dbg" || mount -t debugfs none "$dbg" 2>/dev/null || true
-for f in failslab fail_page_alloc; do
-	[ -d "$dbg/$f" ] ||
-		lr_skip "no $f in this kernel (CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC)"
-done
+lr_need_faults
+dbg=$LR_DEBUGFS
 
 # sleeping allocations too (fail-nth ignores probability and task filter)
 waits() {
