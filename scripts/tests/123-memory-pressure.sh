@@ -151,20 +151,22 @@ run() {
 	LR_ARRAYS=()
 }
 
-# nowait LEVEL N FAIL_ONE: the io_uring part, on members that complete
-# after 100 us (so that hundreds of bios are in flight and the mempools'
-# reserves run dry) with tags enough for all of them (no refusal for want
-# of a tag): first with nothing failing, where no bio may be refused,
-# then with every non-sleeping allocation of fio's threads failing
+# nowait LEVEL N FAIL_ONE CHUNK: the io_uring part, on members that
+# complete after 100 us (so that hundreds of bios are in flight and the
+# mempools' reserves run dry) with tags enough for all of them (no refusal
+# for want of a tag): first with nothing failing, where no bio may be
+# refused, then with every non-sleeping allocation of fio's threads
+# failing. A 4K chunk cuts a write into up to 11 pieces, more than the
+# write-piece reserve holds for the bios in flight.
 nowait() {
-	local level=$1 n=$2 degrade=$3 i
+	local level=$1 n=$2 degrade=$3 chunk=$4 i
 	LR_M=()
 	for i in $(seq "$n"); do
 		lr_nullb "slow$level$i" 128 irqmode=2 completion_nsec=100000 \
 			hw_queue_depth=1024
 		LR_M+=("$LR_DEV")
 	done
-	lr_create lraid0 --level "$level" --chunk 64K "${LR_M[@]}"
+	lr_create lraid0 --level "$level" --chunk "$chunk" "${LR_M[@]}"
 	if [ "$degrade" = 1 ]; then
 		"$LRAIDCTL" fail lraid0 "${LR_M[1]}" >/dev/null ||
 			lr_fail "fail ${LR_M[1]}"
@@ -195,8 +197,8 @@ lr_log "RAID5 x4, healthy"
 run 5 4 0 nullb
 lr_log "RAID6 x5 on loop devices, one member failed: reconstruct-writes"
 run 6 5 1 loop
-lr_log "io_uring (REQ_NOWAIT): RAID5 x4, healthy"
-nowait 5 4 0
+lr_log "io_uring (REQ_NOWAIT): RAID5 x4, healthy, chunk 4K"
+nowait 5 4 0 4K
 lr_log "io_uring (REQ_NOWAIT): RAID6 x5, one member failed"
-nowait 6 5 1
+nowait 6 5 1 64K
 echo "PASS: failed allocations in the workers and the submitters lose nothing"
