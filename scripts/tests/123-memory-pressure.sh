@@ -152,7 +152,7 @@ run() {
 }
 
 # nowait LEVEL N FAIL_ONE CHUNK: the io_uring part, on members that
-# complete after 100 us (so that hundreds of bios are in flight and the
+# complete after 50 ms (so that fio's 256 bios stay in flight and the
 # mempools' reserves run dry) with tags enough for all of them (no refusal
 # for want of a tag): first with nothing failing, where no bio may be
 # refused, then with every non-sleeping allocation of fio's threads
@@ -162,7 +162,7 @@ nowait() {
 	local level=$1 n=$2 degrade=$3 chunk=$4 i
 	LR_M=()
 	for i in $(seq "$n"); do
-		lr_nullb "slow$level$i" 128 irqmode=2 completion_nsec=100000 \
+		lr_nullb "slow$level$i" 128 irqmode=2 completion_nsec=50000000 \
 			hw_queue_depth=1024
 		LR_M+=("$LR_DEV")
 	done
