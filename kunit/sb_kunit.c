@@ -95,6 +95,13 @@ static void sb_round_trip(struct kunit *test)
 	lraid_sb_encode(&out, b2);
 	KUNIT_EXPECT_EQ(test, memcmp(b, b2, LRAID_SB_SIZE), 0);
 
+	/* the highest event count accepted (one more: sb_corrupt_fields) */
+	in.events = LRAID_SB_EVENTS_MAX;
+	lraid_sb_encode(&in, b);
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.events, LRAID_SB_EVENTS_MAX);
+	in.events = 42;
+
 	/* the name may use all 31 characters */
 	strscpy(in.name, "0123456789abcdefghijklmnopqrstu", sizeof(in.name));
 	lraid_sb_encode(&in, b);
@@ -195,7 +202,7 @@ enum sb_field {
 	F_VERSION_0, F_VERSION_2, F_INCOMPAT, F_LEVEL_0, F_LEVEL_4, F_LEVEL_7,
 	F_LAYOUT, F_MEMBERS_2, F_MEMBERS_33, F_MEMBERS_HUGE, F_ROLE_N,
 	F_ROLE_HUGE, F_CHUNK_0, F_CHUNK_4, F_CHUNK_24, F_CHUNK_2M,
-	F_CHUNK_WRAP, F_EVENTS_MAX,
+	F_CHUNK_WRAP, F_EVENTS_MAX, F_EVENTS_NEAR,
 	F_STATE, F_FAILED, F_RESERVED0, F_RESERVED_FIRST,
 	F_RESERVED_LAST, F_NAME_SLASH, F_NAME_SPACE, F_NAME_NONUL,
 	F_NAME_TAIL, F_DOFF_0, F_DOFF_4, F_DOFF_UNALIGNED, F_DOFF_HUGE,
@@ -270,6 +277,10 @@ static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
 		break;
 	case F_EVENTS_MAX:
 		sb->events = cpu_to_le64(~0ULL);
+		break;
+	case F_EVENTS_NEAR:
+		/* 2^32 - 1 passes from wrapping: refused */
+		sb->events = cpu_to_le64(LRAID_SB_EVENTS_MAX + 1);
 		break;
 	case F_STATE:
 		sb->state = cpu_to_le32(0x3);

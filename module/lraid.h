@@ -240,6 +240,7 @@ struct lraid_array {
 	u8 uuid[16];
 	u64 ctime;
 	bool clean;			/* on-disk state */
+	bool stopping;			/* disk->open_mutex: opens refused */
 	char name[33];
 	u64 bitmap_offset;		/* superblock fields kept as read */
 	u64 bitmap_sectors;

@@ -55,8 +55,22 @@ int lraid_array_find(int index, struct lraid_array **ap)
 	return *ap ? 0 : -ENODEV;
 }
 
+/*
+ * Opens and stop are serialised by disk->open_mutex: once stop has seen
+ * no opener and set a->stopping, no open succeeds (as md's MD_CLOSING),
+ * so nothing can open the disk between that check and del_gendisk().
+ */
+int lraid_disk_open(struct gendisk *disk)
+{
+	struct lraid_array *a = disk->private_data;
+
+	lockdep_assert_held(&disk->open_mutex);
+	return a->stopping ? -ENXIO : 0;
+}
+
 static const struct block_device_operations lraid_fops = {
 	.owner = THIS_MODULE,
+	.open = lraid_compat_open_op,
 	.submit_bio = lraid_submit_bio,
 };
 
@@ -495,11 +509,15 @@ static void lraid_array_abort(struct lraid_array *a)
 }
 
 /*
- * Last step of create and assemble: record the array state on every
- * usable member and bring the disk up; on failure undo everything with
- * lraid_array_abort().
+ * Last step of create and assemble: record the array state (active) on
+ * every usable member and bring the disk up; on failure undo everything
+ * with lraid_array_abort(). @was_clean: the members' state before (true
+ * for create). A failure after the active state was written writes
+ * @was_clean back with a bumped event count: nothing was in flight when
+ * the disk went away, so parity is no staler than it was, and a clean
+ * array does not become one that is refused when assembled degraded.
  */
-static int lraid_array_start(struct lraid_array *a)
+static int lraid_array_start(struct lraid_array *a, bool was_clean)
 {
 	int ret;
 
@@ -508,8 +526,16 @@ static int lraid_array_start(struct lraid_array *a)
 	mutex_unlock(&a->sb_mutex);
 	if (!ret)
 		ret = lraid_array_run(a);
-	if (ret)
-		lraid_array_abort(a);
+	if (!ret)
+		return 0;
+	mutex_lock(&a->sb_mutex);
+	a->events++;
+	a->clean = was_clean;
+	if (lraid_sb_write_all(a, true))
+		pr_err("lraid%d: could not restore the superblocks after a failed start\n",
+		       a->index);
+	mutex_unlock(&a->sb_mutex);
+	lraid_array_abort(a);
 	return ret;
 }
 
@@ -713,7 +739,7 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 		if (ret)
 			goto out_abort;
 	}
-	ret = lraid_array_start(a);
+	ret = lraid_array_start(a, true);
 	if (ret)
 		return ret;
 	pr_info("lraid%d: created RAID%u, %u members, chunk %u KiB, %llu sectors\n",
@@ -853,12 +879,33 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	return 0;
 }
 
+/*
+ * -EBUSY when the array of superblock @ref already runs (as md, which
+ * refuses an array whose UUID is active): with RAID6 on four members, two
+ * disjoint pairs would each start degraded and go their own ways.
+ */
+static int lraid_assemble_running(int index, const struct lraid_sb_info *ref)
+{
+	int i;
+
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		if (!lraid_arrays[i] ||
+		    memcmp(lraid_arrays[i]->uuid, ref->uuid, sizeof(ref->uuid)))
+			continue;
+		pr_warn_ratelimited("lraid%d: array %pU already runs as lraid%d\n",
+				    index, ref->uuid, i);
+		return -EBUSY;
+	}
+	return 0;
+}
+
 static int __lraid_array_assemble(int index, unsigned int nr,
 				  const dev_t *devs, bool force)
 {
 	struct lraid_sb_info *sbs, *ref;
 	struct lraid_array *a;
 	unsigned int newest;
+	bool clean;
 	int ret;
 
 	sbs = kcalloc(nr, sizeof(*sbs), GFP_KERNEL);
@@ -874,9 +921,19 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		goto out_abort;
 	newest = lraid_sb_newest(sbs, nr);
 	ref = &sbs[newest];
+	ret = lraid_assemble_running(index, ref);
+	if (ret)
+		goto out_abort;
 	ret = lraid_assemble_roles(a, nr, sbs, newest, force);
 	if (ret)
 		goto out_abort;
+	clean = ref->state & LRAID_SB_STATE_CLEAN;
+	if (!clean && a->failed && !force) {
+		pr_warn("lraid%d: not starting: not stopped cleanly and degraded (failed roles %#x): parity of stripes written at the time may be stale, so the blocks of the failed roles could be rebuilt wrong; --force starts it\n",
+			index, a->failed);
+		ret = -EUCLEAN;
+		goto out_abort;
+	}
 	ret = lraid_sb_geom(ref, &a->geom);
 	if (ret) {
 		pr_warn_ratelimited("assemble: bad geometry\n");
@@ -891,11 +948,14 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	a->feature_compat = ref->feature_compat;
 	strscpy(a->name, ref->name, sizeof(a->name));
 	a->events = ref->events + 1;
-	if (!(ref->state & LRAID_SB_STATE_CLEAN))
+	if (!clean && a->failed)
+		pr_warn("lraid%d: --force: starting not stopped cleanly and degraded; blocks of failed roles %#x in stripes written at the time may read back wrong\n",
+			index, a->failed);
+	else if (!clean)
 		pr_warn("lraid%d: array was not stopped cleanly; parity of stripes written at the time may be stale (resync is future work)\n",
 			index);
 	a->clean = false;
-	ret = lraid_array_start(a);
+	ret = lraid_array_start(a, clean);
 	if (ret)
 		goto out_free;
 	if (a->failed)
@@ -954,12 +1014,19 @@ int lraid_array_stop(int index)
 
 	mutex_lock(&lraid_ctl_mutex);
 	ret = lraid_array_find(index, &a);
-	if (!ret && disk_openers(a->disk)) {
-		pr_warn_ratelimited("lraid%d: in use, not stopping\n", index);
+	if (ret)
+		goto out;
+	mutex_lock(&a->disk->open_mutex);
+	if (disk_openers(a->disk))
 		ret = -EBUSY;
-	} else if (!ret) {
+	else
+		a->stopping = true;
+	mutex_unlock(&a->disk->open_mutex);
+	if (ret)
+		pr_warn_ratelimited("lraid%d: in use, not stopping\n", index);
+	else
 		lraid_array_teardown(a);
-	}
+out:
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
 }

@@ -159,6 +159,25 @@ static inline void lraid_compat_acct_end(struct block_device *bdev,
 #endif
 }
 
+/*
+ * The disk's ->open (under disk->open_mutex), whose arguments changed in
+ * 6.5; it calls lraid_disk_open() with the disk.
+ */
+int lraid_disk_open(struct gendisk *disk);
+
+#if LRAID_NEW_BLOCK_API
+static inline int lraid_compat_open_op(struct gendisk *disk, blk_mode_t mode)
+{
+	return lraid_disk_open(disk);
+}
+#else
+static inline int lraid_compat_open_op(struct block_device *bdev,
+				       fmode_t mode)
+{
+	return lraid_disk_open(bdev->bd_disk);
+}
+#endif
+
 static inline void lraid_compat_put_disk(struct gendisk *disk)
 {
 	put_disk(disk);

@@ -139,8 +139,7 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 		return lraid_sb_fail(why,
 				     "chunk size not a power of two in 4KiB..1MiB",
 				     -EINVAL);
-	/* assembly writes events + 1: it must not wrap to zero */
-	if (info->events == U64_MAX)
+	if (info->events > LRAID_SB_EVENTS_MAX)
 		return lraid_sb_fail(why, "event count at its limit", -EINVAL);
 	if (info->state & ~LRAID_SB_STATE_KNOWN)
 		return lraid_sb_fail(why, "unknown state bits", -EINVAL);

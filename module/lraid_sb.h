@@ -49,6 +49,12 @@
 
 /* state bits */
 #define LRAID_SB_STATE_CLEAN	0x1u	/* no write in flight at stop */
+/*
+ * Highest event count accepted: a running array bumps it once per
+ * superblock pass (assembly, stop, a member failed), never 2^32 times, so
+ * it cannot wrap to zero, where a stale member would look the newest.
+ */
+#define LRAID_SB_EVENTS_MAX	(U64_MAX - U32_MAX)
 #define LRAID_SB_STATE_KNOWN	LRAID_SB_STATE_CLEAN
 
 #define LRAID_SB_NAME_LEN	32u	/* bytes on disk, NUL padded */

@@ -333,7 +333,7 @@ static const char *errno_hint(int e)
 {
 	switch (e) {
 	case EBUSY:
-		return " (a member or the array is in use: mounted, opened exclusively, part of another array, or being created)";
+		return " (a member or the array is in use: mounted, opened exclusively, part of another array, being created, or this array already running under another number)";
 	case EEXIST:
 		return " (that array number is already running)";
 	case ENODEV:
@@ -582,6 +582,9 @@ static int cmd_assemble(int argc, char **argv)
 			    __builtin_popcount(r.missing), roles_str(r.missing),
 			    __builtin_popcount(r.failed),
 			    __builtin_popcount(r.stale), r.tolerate);
+		} else if (ret == EUCLEAN) {
+			err("lraid%u was not stopped cleanly and would start degraded: the parity of stripes being written then may be stale, so the blocks of the missing roles could be rebuilt wrong; --force starts it anyway",
+			    c.index);
 		}
 		return 1;
 	}
@@ -591,6 +594,9 @@ static int cmd_assemble(int argc, char **argv)
 		    c.index);
 	} else if (have == 0 && r.unusable) {
 		report_roles(nm, argv + 2, sbs, &r, newest);
+		if (!(ref->state & LRAID_SB_STATE_CLEAN))
+			err("/dev/lraid%u was not stopped cleanly (--force): blocks of the missing roles in stripes being written then may read back wrong",
+			    c.index);
 		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s",
 		    c.index, __builtin_popcount(r.fresh), ref->nr_members,
 		    r.unusable & (r.unusable - 1) ? "s" : "",

@@ -50,6 +50,7 @@ static inline bool is_power_of_2(unsigned long n)
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define U64_MAX UINT64_MAX
+#define U32_MAX UINT32_MAX
 
 #define ilog2(n) (63 - __builtin_clzll((unsigned long long)(n)))
 

@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# What assemble and stop must refuse, as md and mdadm refuse it:
+#   - an array that was not stopped cleanly (a crash: the superblocks
+#     still say active) and would start degraded, because the missing
+#     member's blocks would be rebuilt from parity that may be stale:
+#     refused (EUCLEAN) with a message naming --force and every superblock
+#     left as it was; with all members it starts; with --force it starts
+#     degraded; also when the member was failed before the crash;
+#   - the same array (UUID) a second time under another number: RAID6 on
+#     four members split into two pairs would otherwise run twice and
+#     diverge;
+#   - a stop racing opens of the array: a stop that succeeds must leave
+#     no opener behind. A reader opens the disk, reads it O_DIRECT for
+#     10 ms, closes it and opens it again 0-0.5 ms later, in a loop,
+#     while the stop ioctl is retried in a tight loop until it succeeds;
+#     a read on a descriptor that was opened that fails or comes back
+#     short (a disk taken away has capacity 0) means the disk went away
+#     under an opener.
+# The crash is made by writing back the members' superblock blocks as
+# read while the array ran, after a clean stop (all writes were complete:
+# the parity matches, so the data must read back in every case).
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need fio
+lr_need python3
+lr_setup
+
+# sbs DEV...: each member's superblock block, read around the page cache,
+# saved as $LR_TMP/sb.N
+sbs_save() {
+	local i=0 d
+	for d in "$@"; do
+		dd if="$d" of="$LR_TMP/sb.$i" bs=4096 count=1 iflag=direct \
+			status=none || lr_fail "read the superblock of $d"
+		i=$((i + 1))
+	done
+}
+
+# crash DEV...: the superblocks saved by sbs_save back onto the members
+crash() {
+	local i=0 d
+	for d in "$@"; do
+		dd if="$LR_TMP/sb.$i" of="$d" bs=4096 count=1 oflag=direct \
+			conv=fsync,notrunc status=none ||
+			lr_fail "write the superblock of $d"
+		i=$((i + 1))
+	done
+}
+
+# sbsum DEV...: hash of the superblock blocks
+sbsum() {
+	local d
+	for d in "$@"; do
+		dd if="$d" bs=4096 count=1 iflag=direct status=none
+	done | sha256sum
+}
+
+state() {
+	"$LRAIDCTL" examine --json "$1" |
+		sed 's/.*"state": "\([a-z]*\)".*/\1/'
+}
+
+# refused MEMBER...: a plain assemble of MEMBER... must fail with EUCLEAN
+# and change no superblock
+refused() {
+	local before out
+	before=$(sbsum "${m[@]}")
+	out=$("$LRAIDCTL" assemble lraid0 "$@" 2>&1) &&
+		lr_fail "dirty and degraded, assembled without --force: $out"
+	lr_settle
+	grep -q "Structure needs cleaning" <<<"$out" ||
+		lr_fail "dirty and degraded: not EUCLEAN: $out"
+	grep -q -- "--force starts it" <<<"$out" ||
+		lr_fail "dirty and degraded: no word of --force: $out"
+	[ ! -e /sys/block/lraid0 ] || lr_fail "lraid0 left behind"
+	[ "$(sbsum "${m[@]}")" = "$before" ] ||
+		lr_fail "a refused assemble changed a superblock"
+}
+
+# started ARGS...: assemble ARGS... must start lraid0, and the data read back
+started() {
+	"$LRAIDCTL" assemble "$@" >/dev/null 2>"$LR_TMP/asm" ||
+		{ cat "$LR_TMP/asm"; lr_fail "assemble $*"; }
+	LR_ARRAYS=(lraid0)
+	lr_settle
+	lr_fio /dev/lraid0 data "${job[@]}" --verify_only
+}
+
+stop() {
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+	LR_ARRAYS=()
+}
+
+job=(--rw=randwrite --bsrange=4k-64k --size=24M --iodepth=8)
+
+# fresh LEVEL N MIB: lraid0, chunk 64K, on N new null_blk members of MIB
+# MiB, listed in m
+fresh() {
+	lr_members nullb "$2" "$3"
+	m=("${LR_M[@]}")
+	lr_create lraid0 --level "$1" --chunk 64K "${m[@]}"
+}
+
+lr_log "RAID5 x4 not stopped cleanly"
+fresh 5 4 48
+lr_fio /dev/lraid0 data "${job[@]}"
+sbs_save "${m[@]}"
+[ "$(state "${m[0]}")" = active ] || lr_fail "a running array's superblock is not active"
+stop
+crash "${m[@]}"
+refused "${m[0]}" "${m[2]}" "${m[3]}"
+lr_klog_mark
+started lraid0 "${m[@]}"
+lr_klog_has "not stopped cleanly" ||
+	lr_fail "all members, dirty: no warning in the kernel log"
+lr_log "all members: started, with the warning"
+stop
+crash "${m[@]}"
+lr_klog_mark
+started --force lraid0 "${m[0]}" "${m[2]}" "${m[3]}"
+grep -q "not stopped cleanly (--force)" "$LR_TMP/asm" ||
+	lr_fail "--force on a dirty degraded array: lraidctl said nothing: $(cat "$LR_TMP/asm")"
+lr_klog_has -- "--force: starting not stopped cleanly and degraded" ||
+	lr_fail "--force on a dirty degraded array: no word in the kernel log"
+lr_log "a member missing: refused, then started with --force"
+stop
+
+lr_log "RAID6 x5, a member failed before the crash"
+fresh 6 5 48
+"$LRAIDCTL" fail lraid0 "${m[1]}" >/dev/null || lr_fail "fail ${m[1]}"
+lr_fio /dev/lraid0 data "${job[@]}"
+sbs_save "${m[@]}"
+stop
+crash "${m[@]}"
+refused "${m[@]}"
+started --force lraid0 "${m[@]}"
+[ "$(lr_sb_num "${m[0]}" failed_mask)" = 2 ] ||
+	lr_fail "the member failed before the crash is in use again"
+stop
+[ "$(state "${m[0]}")" = clean ] || lr_fail "not clean after a stop"
+started lraid0 "${m[@]}"
+lr_log "refused with all members offered, started with --force; clean after its stop"
+stop
+
+lr_log "RAID6 x4 split into two pairs"
+fresh 6 4 48
+lr_fio /dev/lraid0 data "${job[@]}"
+stop
+started lraid0 "${m[0]}" "${m[1]}"
+before=$(sbsum "${m[2]}" "${m[3]}")
+lr_klog_mark
+out=$("$LRAIDCTL" assemble lraid1 "${m[2]}" "${m[3]}" 2>&1) && {
+	"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
+	lr_fail "the same array assembled twice: $out"
+}
+lr_settle
+grep -q "Device or resource busy" <<<"$out" ||
+	lr_fail "second assembly of one array: not EBUSY: $out"
+lr_klog_has "already runs as lraid0" ||
+	lr_fail "second assembly of one array: nothing in the kernel log"
+[ ! -e /sys/block/lraid1 ] || lr_fail "lraid1 left behind"
+[ "$(sbsum "${m[2]}" "${m[3]}")" = "$before" ] ||
+	lr_fail "the refused pair's superblocks changed"
+lr_log "the second pair refused while the first runs"
+stop
+
+lr_log "stop racing opens"
+fresh 5 4 16
+stop
+reader='
+import mmap, os, random, sys, time
+buf = mmap.mmap(-1, 4096)
+opens = 0
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    try:
+        fd = os.open("/dev/lraid0", os.O_RDONLY | os.O_DIRECT)
+    except OSError:
+        break
+    opens += 1
+    if opens == 1:
+        open(sys.argv[1], "w").close()
+    try:
+        for _ in range(5):
+            # a disk taken away reads as empty (capacity 0) or fails
+            n = os.preadv(fd, [buf], 0)
+            if n != 4096:
+                print("read %d bytes, not 4096, on a descriptor opened before the stop" % n)
+                sys.exit(1)
+            time.sleep(0.002)
+    except OSError as e:
+        print("read on a descriptor opened before the stop: %s" % e)
+        sys.exit(1)
+    finally:
+        os.close(fd)
+    time.sleep(random.uniform(0, 0.0005))
+else:
+    print("/dev/lraid0 still opens after 60 s")
+    sys.exit(1)
+print(opens)
+'
+# stopper: LRAID_IOC_STOP of lraid0 in a tight loop until it succeeds
+# (lraidctl stop sleeps 200 ms between tries); prints the refused tries.
+# _IOW(0xA7, 3, struct lraid_ioc_stop): u32 index, u32 flags, u64 reserved[2]
+stopper='
+import errno, fcntl, os, struct
+STOP = (1 << 30) | (24 << 16) | (0xA7 << 8) | 3
+fd = os.open("/dev/lraid-control", os.O_RDWR)
+tries = 0
+while True:
+    try:
+        fcntl.ioctl(fd, STOP, struct.pack("<II16x", 0, 0))
+        break
+    except OSError as e:
+        if e.errno != errno.EBUSY:
+            raise
+        tries += 1
+print(tries)
+'
+tries=0
+for i in $(seq 30); do
+	"$LRAIDCTL" assemble lraid0 "${m[@]}" >/dev/null ||
+		lr_fail "round $i: assemble"
+	LR_ARRAYS=(lraid0)
+	lr_settle
+	rm -f "$LR_TMP/opened"
+	python3 -c "$reader" "$LR_TMP/opened" >"$LR_TMP/reader" 2>&1 &
+	pid=$!
+	# stop only once the reader has the disk open
+	while [ ! -e "$LR_TMP/opened" ]; do
+		kill -0 "$pid" 2>/dev/null ||
+			lr_fail "round $i: the reader never opened the disk: $(cat "$LR_TMP/reader")"
+		sleep 0.01
+	done
+	t=$(python3 -c "$stopper") || lr_fail "round $i: stop failed"
+	LR_ARRAYS=()
+	tries=$((tries + t))
+	wait "$pid" || lr_fail "round $i: $(cat "$LR_TMP/reader")"
+done
+lr_log "30 stops succeeded, $tries refused while the reader held the disk"
+[ "$tries" -gt 0 ] || lr_fail "no stop was refused: the reader never had the disk open"
+echo "PASS: dirty degraded and duplicate assembly refused, stop never pulls the disk from an opener"
