@@ -301,6 +301,13 @@ static int lraid_disk_add(struct lraid_array *a)
 		.io_min = g->chunk_sectors << SECTOR_SHIFT,
 		.io_opt = (u32)sdata << SECTOR_SHIFT,
 		.max_hw_sectors = 16384,
+		/*
+		 * Always, as md: a member may turn its cache on after the
+		 * array starts (hdparm -W1, a dm table reload), and the
+		 * block layer would strip flush and FUA before lraid saw
+		 * them. A member without a cache completes them at once.
+		 */
+		.write_cache = true,
 		.fua = true,
 		.nowait = true,
 	};
@@ -318,8 +325,6 @@ static int lraid_disk_add(struct lraid_array *a)
 					   bdev_logical_block_size(b));
 		l.physical_block_size = max(l.physical_block_size,
 					    bdev_physical_block_size(b));
-		if (bdev_write_cache(b))
-			l.write_cache = true;
 		if (!bdev_max_discard_sectors(b))
 			discard = false;
 		if (!bdev_write_zeroes_sectors(b))
