@@ -518,9 +518,11 @@ static void lraid_array_abort(struct lraid_array *a)
  * every usable member and bring the disk up; on failure undo everything
  * with lraid_array_abort(). @was_clean: the members' state before (true
  * for create). A failure after the active state was written writes
- * @was_clean back with a bumped event count: nothing was in flight when
- * the disk went away, so parity is no staler than it was, and a clean
- * array does not become one that is refused when assembled degraded.
+ * @was_clean back: nothing was in flight when the disk went away, so
+ * parity is no staler than it was, and a clean array does not become one
+ * that is refused when assembled degraded. The event count stays: a
+ * member that could not take the first pass stays one event behind, not
+ * two (stale), and the array assembles whole once it takes writes again.
  */
 static int lraid_array_start(struct lraid_array *a, bool was_clean)
 {
@@ -534,7 +536,6 @@ static int lraid_array_start(struct lraid_array *a, bool was_clean)
 	if (!ret)
 		return 0;
 	mutex_lock(&a->sb_mutex);
-	a->events++;
 	a->clean = was_clean;
 	if (lraid_sb_write_all(a, true))
 		pr_err("lraid%d: could not restore the superblocks after a failed start\n",
