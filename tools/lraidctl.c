@@ -7,7 +7,7 @@
  *   lraidctl stop lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl detail [--json] lraidN
- *   lraidctl examine [--json] MEMBER
+ *   lraidctl examine [--json] MEMBER...
  *   lraidctl version
  */
 #define _GNU_SOURCE		/* O_DIRECT */
@@ -78,7 +78,7 @@ static int usage(void)
 		"  %s stop lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
-		"  %s examine [--json] MEMBER\n"
+		"  %s examine [--json] MEMBER...\n"
 		"  %s version\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls (as mdadm); lraidN may be /dev/lraidN.\n",
@@ -895,15 +895,17 @@ static int cmd_detail(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_examine(int argc, char **argv)
+/*
+ * Print one member's superblock, after a blank line if @sep; 0, or 1
+ * after saying why it could not.
+ */
+static int examine_one(const char *dev, int json, int sep)
 {
 	struct lraid_sb_info sb;
-	const char *dev, *why = "";
-	int json, ret;
+	const char *why = "";
 	char uuid[40];
+	int ret;
 
-	if (parse_json_name(argc, argv, &json, &dev))
-		return usage();
 	ret = read_sb(dev, &sb, &why);
 	if (ret == -EIO)
 		return 1;
@@ -935,7 +937,7 @@ static int cmd_examine(int argc, char **argv)
 		       (unsigned long long)sb.utime);
 		return 0;
 	}
-	printf("%s:\n", dev);
+	printf("%s%s:\n", sep ? "\n" : "", dev);
 	printf("          Magic : lraid-sb\n");
 	printf("        Version : %u\n", sb.version);
 	printf("     Array UUID : %s\n", uuid);
@@ -958,6 +960,35 @@ static int cmd_examine(int argc, char **argv)
 	       (unsigned long long)sb.dev_sectors);
 	printf("    Failed Mask : 0x%x\n", sb.failed_mask);
 	return 0;
+}
+
+/*
+ * examine [--json] MEMBER...: every member in turn, as mdadm --examine;
+ * text blocks separated by a blank line, JSON one object per line. A
+ * member that cannot be read is reported and the others still shown;
+ * the exit status is 1 if any could not.
+ */
+static int cmd_examine(int argc, char **argv)
+{
+	int i, json = 0, n = 0, shown = 0, ret = 0;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = 1;
+		else if (argv[i][0] == '-')
+			return usage();
+	}
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			continue;
+		n++;
+		fflush(stdout);
+		if (examine_one(argv[i], json, shown && !json))
+			ret = 1;
+		else
+			shown++;
+	}
+	return n ? ret : usage();
 }
 
 static int cmd_version(void)

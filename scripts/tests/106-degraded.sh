@@ -56,6 +56,30 @@ for cfg in "5 4 256K" "6 5 16K"; do
 	# survivors record the failed set; the failed member keeps its old one
 	"$LRAIDCTL" examine "${LR_M[0]}" | grep -q "Failed Mask : $mask$" ||
 		lr_fail "examine does not show failed mask $mask: $("$LRAIDCTL" examine "${LR_M[0]}" | grep Failed)"
+	# several members at once, as mdadm --examine: each in the order
+	# given, one that is not a member reported and the rest still shown
+	rc=0
+	"$LRAIDCTL" examine "${LR_M[@]}" /dev/null >"$LR_TMP/ex" \
+		2>"$LR_TMP/err" || rc=$?
+	[ "$rc" = 1 ] || lr_fail "examine of members and /dev/null: exit $rc"
+	grep -q "/dev/null" "$LR_TMP/err" ||
+		lr_fail "examine did not report /dev/null: $(cat "$LR_TMP/err")"
+	[ "$(sed -n 's/^ *Device Role : //p' "$LR_TMP/ex" | tr '\n' ' ')" = \
+		"$(seq -s ' ' 0 $((n - 1))) " ] ||
+		lr_fail "examine of all members: roles $(grep Role "$LR_TMP/ex")"
+	[ "$(grep -c '^$' "$LR_TMP/ex")" = $((n - 1)) ] ||
+		lr_fail "examine of all members: not one blank line between"
+	"$LRAIDCTL" examine --json "${LR_M[@]}" >"$LR_TMP/ex" ||
+		lr_fail "examine --json of all members"
+	python3 -c '
+import json, sys
+n, devs = int(sys.argv[2]), sys.argv[3:]
+sbs = [json.loads(line) for line in open(sys.argv[1])]
+assert [s["device"] for s in sbs] == devs, sbs
+assert [s["role"] for s in sbs] == list(range(n)), sbs
+assert len({s["uuid"] for s in sbs}) == 1, sbs
+' "$LR_TMP/ex" "$n" "${LR_M[@]}" ||
+		lr_fail "examine --json of all members: $(cat "$LR_TMP/ex")"
 	# degraded writes keep the survivors' parity right
 	lr_fio /dev/lraid0 degraded --rw=randwrite --bsrange=512-48k \
 		--blockalign=512 --offset=13M --size=8M --iodepth=8

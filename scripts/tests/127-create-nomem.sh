@@ -44,16 +44,17 @@ waits N
 # superblock says active (a start that failed after marking the members
 # active writes their clean state back: left active, the array would be
 # refused when assembled degraded, as one that crashed)
+# (globs and one examine for all, not a process per member: ~1500 runs)
 clean() {
-	local d h
+	local d h act
 	[ ! -e /sys/block/lraid0 ] || lr_fail "n=$n: lraid0 left behind"
 	for d in "$@"; do
-		h=$(ls -A "/sys/block/${d##*/}/holders")
-		[ -z "$h" ] || lr_fail "n=$n: ${d##*/} still held: $h"
-		! "$LRAIDCTL" examine --json "$d" 2>/dev/null |
-			grep -q '"state": "active"' ||
-			lr_fail "n=$n: ${d##*/} left marked active"
+		h=("/sys/block/${d##*/}/holders/"*)
+		[ ! -e "${h[0]}" ] || lr_fail "n=$n: ${d##*/} still held: ${h[*]}"
 	done
+	act=$("$LRAIDCTL" examine --json "$@" 2>/dev/null |
+		grep '"state": "active"') || true
+	[ -z "$act" ] || lr_fail "n=$n: left marked active: $act"
 }
 
 # points T: which of T allocation points to fail: the first E and the
