@@ -28,6 +28,13 @@ want() {
 	[ "$got" = "$2" ] || lr_fail "$what: queue/$1 is '$got', not '$2'"
 }
 
+# same_block: 4 KiB block 3 of lraid0 reads back as $LR_TMP/blk
+same_block() {
+	[ "$(dd if=/dev/lraid0 bs=4096 skip=3 count=1 iflag=direct status=none |
+		sha256sum)" = "$(sha256sum <"$LR_TMP/blk")" ] ||
+		lr_fail "$what: the 4 KiB block read back differs"
+}
+
 # limits LBS PBS CHUNK-BYTES DATA-MEMBERS
 limits() {
 	want logical_block_size "$1"
@@ -74,9 +81,7 @@ dd if=/dev/urandom of=/dev/lraid0 bs=512 count=1 seek=8 oflag=direct \
 dd if=/dev/urandom of="$LR_TMP/blk" bs=4096 count=1 status=none
 dd if="$LR_TMP/blk" of=/dev/lraid0 bs=4096 seek=3 oflag=direct,sync \
 	status=none || lr_fail "$what: a 4 KiB write"
-[ "$(dd if=/dev/lraid0 bs=4096 skip=3 count=1 iflag=direct status=none |
-	sha256sum)" = "$(sha256sum <"$LR_TMP/blk")" ] ||
-	lr_fail "$what: the 4 KiB block read back differs"
+same_block
 lr_log "$what: as expected"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
 LR_ARRAYS=()
@@ -87,8 +92,6 @@ what="the same, assembled without the 4 KiB member"
 LR_ARRAYS=(lraid0)
 lr_settle
 limits 512 512 524288 4
-[ "$(dd if=/dev/lraid0 bs=4096 skip=3 count=1 iflag=direct status=none |
-	sha256sum)" = "$(sha256sum <"$LR_TMP/blk")" ] ||
-	lr_fail "$what: the 4 KiB block read back differs"
+same_block
 lr_log "$what: 512 B sectors again, the block rebuilt from parity"
 echo "PASS: block sizes, io_min/io_opt, stable writes, iostats, write cache and FUA as documented"

@@ -9,9 +9,11 @@
 # over dm-delay members that hold reads for 50 ms. dm-delay releases
 # what expires in one tick together, so the reads of many writes come
 # back together, as completions do from a device that coalesces
-# interrupts. (On null_blk alone, whether its completions come inline,
-# from a softirq or from a timer per request, the workers here take each
-# op as it completes: one op per section, nothing to batch.)
+# interrupts. (On null_blk alone, completing from a softirq or from a
+# timer of 200 us or 1 ms per request, the workers here took each op as
+# it completed, one per section: with nothing to batch, the first check
+# below would prove nothing. parity.rst saw ops share sections with 20 us
+# timers under the instruction clock; that depends on timing.)
 #   - 4 KiB random writes (an op of 24 KiB of member blocks each): at
 #     most one section per two writes (one per write if every op opened
 #     its own);
@@ -45,7 +47,6 @@ unprobe() {
 	echo "-:$ev" >>"$tr/kprobe_events" 2>/dev/null
 	lr_cleanup
 }
-# LR_DM (removed by lr_cleanup after the array stops)
 echo "p:$ev lraid:lraid_gf_begin" >>"$tr/kprobe_events" ||
 	lr_fail "kprobe on lraid_gf_begin"
 trap unprobe EXIT
@@ -56,7 +57,7 @@ for i in $(seq 0 5); do
 	echo "0 $(blockdev --getsz "$LR_DEV") delay $LR_DEV 0 50 $LR_DEV 0 0" |
 		dmsetup create --noudevsync "lrdelay$i" ||
 		lr_skip "no dm-delay target (dmsetup create lrdelay$i)"
-	LR_DM+=("lrdelay$i")
+	LR_DM+=("lrdelay$i") # removed by lr_cleanup after the array stops
 	# no udev synchronisation: the node is the kernel's dm-N
 	members+=("/dev/$(dmsetup info -c --noheadings -o blkdevname "lrdelay$i")")
 done
