@@ -4,7 +4,9 @@
 # members, whatever state the cut leaves. RAID5 x4 and RAID6 x5, chunk
 # 16K, each member null_blk behind dm-linear. Seven threads write 4 KiB,
 # 12 KiB (some across chunks) and full-stripe blocks, O_DIRECT, each to
-# blocks of its own in shared stripes (scripts/tests/powercut.py). Then:
+# blocks of its own in shared stripes, and discard one full stripe in four
+# (devices_handle_discard_safely=Y: memory-backed null_blk reads zeroes
+# where it discarded). The writer is scripts/tests/powercut.py. Then:
 #  - cut: every member's table is suspended (its writes so far finished,
 #    the rest held), one after the other, as drives lose power at slightly
 #    different moments; what the null_blk devices hold from then on is
@@ -13,9 +15,10 @@
 #    in flight fails with EIO, nothing hangs, and the array stops;
 #  - the array assembles from the null_blk devices themselves, with the
 #    "not stopped cleanly" warning: every block reads back as its last
-#    acknowledged write (zeroes if none) or, 4 KiB page by page, as that
-#    or the write in flight at the cut, which may have reached some
-#    members and not others (no acknowledged write lost or mixed up);
+#    acknowledged write or discard (zeroes if none) or, 4 KiB page by
+#    page, as that or the write in flight at the cut, which may have
+#    reached some members and not others (no acknowledged write lost or
+#    mixed up);
 #  - one member (RAID6: two) failed and overwritten with noise: every block
 #    outside the stripes that had a write in flight reads exactly as
 #    before, rebuilt from parity. (Those stripes may have stale parity:
@@ -26,6 +29,7 @@ set -euo pipefail
 lr_need python3 dmsetup
 lr_setup
 modprobe -q dm-mod 2>/dev/null || true
+echo Y >/sys/module/lraid/parameters/devices_handle_discard_safely
 pc=$(dirname "$0")/powercut.py
 
 # table NAME DEV linear|error: load it and make it live

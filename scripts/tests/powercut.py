@@ -23,11 +23,15 @@ flight at any time:
     reconstruct-write, four threads);
   - 12 KiB slots packed back to back, so some cross a chunk boundary (two
     threads);
-  - full-stripe slots aligned to the stripe (one thread).
+  - full-stripe slots aligned to the stripe (one thread; one in four of
+    its writes is a discard, BLKDISCARD, after which the slot reads
+    zeroes: the array must discard with write-zeroes or on members that
+    read zeroes after a discard).
 Every 4 KiB page of a write starts with (magic, slot, sequence, page) and
 is random after that; a write is known by the CRC32 of each page.
 """
 
+import fcntl
 import json
 import mmap
 import os
@@ -38,6 +42,7 @@ import threading
 import zlib
 
 PAGE = 4096
+BLKDISCARD = 0x1277
 MAGIC = b"LRCUT\0\0\0"
 MIB = 1 << 20
 
@@ -59,12 +64,14 @@ def slots(stripe):
 
 
 class Writer(threading.Thread):
-    def __init__(self, fd, mine, rng):
+    def __init__(self, fd, mine, rng, discard):
         super().__init__(daemon=True)
         self.fd, self.mine, self.rng = fd, mine, rng
+        self.discard = discard   # share of writes that are discards
         self.acked = {}          # slot id -> (seq, crc) of its last good write
         self.inflight = None     # (slot id, seq, crc) of the write that failed
         self.writes = 0
+        self.discards = 0
         self.error = None        # an outcome that is not a plain EIO
         self.size = max(s[2] for s in mine)
         self.buf = mmap.mmap(-1, self.size)
@@ -75,14 +82,24 @@ class Writer(threading.Thread):
             sid, off, size = self.rng.choice(self.mine)
             n = seq.get(sid, 0) + 1
             seq[sid] = n
-            data = bytearray()
-            for p in range(size // PAGE):
-                data += struct.pack("<8sQQQ", MAGIC, sid, n, p)
-                data += os.urandom(PAGE - 32)
+            trim = self.rng.random() < self.discard
+            if trim:
+                data = bytes(size)
+            else:
+                data = bytearray()
+                for p in range(size // PAGE):
+                    data += struct.pack("<8sQQQ", MAGIC, sid, n, p)
+                    data += os.urandom(PAGE - 32)
+                self.buf[:size] = data
             crc = pages(data)
-            self.buf[:size] = data
             try:
-                done = os.pwritev(self.fd, [memoryview(self.buf)[:size]], off)
+                if trim:
+                    fcntl.ioctl(self.fd, BLKDISCARD,
+                                struct.pack("QQ", off, size))
+                    done = size
+                else:
+                    done = os.pwritev(self.fd,
+                                      [memoryview(self.buf)[:size]], off)
             except OSError as e:
                 self.inflight = (sid, n, crc)
                 if e.errno != 5:
@@ -94,6 +111,7 @@ class Writer(threading.Thread):
                 return
             self.acked[sid] = (n, crc)
             self.writes += 1
+            self.discards += trim
 
 
 def write(dev, state, stripe):
@@ -101,29 +119,33 @@ def write(dev, state, stripe):
     rng = random.Random(1310)
     threads, all_slots = [], slots(stripe)
     at = 0
-    for _, _, n, nthr in regions(stripe):
+    for _, size, n, nthr in regions(stripe):
         mine = all_slots[at:at + n]
         for t in range(nthr):
             threads.append(Writer(fd, mine[t::nthr],
-                                  random.Random(rng.random())))
+                                  random.Random(rng.random()),
+                                  0.25 if size == stripe else 0))
         at += n
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    out = {"acked": {}, "inflight": {}, "writes": 0, "errors": []}
+    out = {"acked": {}, "inflight": {}, "writes": 0, "discards": 0,
+           "errors": []}
     for t in threads:
         for sid, v in t.acked.items():
             out["acked"][str(sid)] = v
         if t.inflight:
             out["inflight"][str(t.inflight[0])] = t.inflight[1:]
         out["writes"] += t.writes
+        out["discards"] += t.discards
         if t.error:
             out["errors"].append(t.error)
     with open(state, "w") as f:
         json.dump(out, f)
-    print("powercut: %d writes acknowledged, %d in flight at the cut"
-          % (out["writes"], len(out["inflight"])))
+    print("powercut: %d writes acknowledged (%d of them discards), %d in "
+          "flight at the cut" % (out["writes"], out["discards"],
+                                 len(out["inflight"])))
     if out["errors"]:
         print("powercut: writes did not fail with EIO: %s"
               % "; ".join(out["errors"]), file=sys.stderr)
