@@ -32,15 +32,10 @@ modprobe -q dm-mod 2>/dev/null || true
 echo Y >/sys/module/lraid/parameters/devices_handle_discard_safely
 pc=$(dirname "$0")/powercut.py
 
-# table NAME DEV linear|error: load it and make it live
-table() {
-	local sz
-	sz=$(blockdev --getsz "$2")
-	if [ "$3" = linear ]; then
-		echo "0 $sz linear $2 0"
-	else
-		echo "0 $sz error"
-	fi | dmsetup load "$1" || lr_fail "dmsetup load $1 $3"
+# cut_off NAME DEV: NAME (suspended) fails all I/O from now on
+cut_off() {
+	echo "0 $(blockdev --getsz "$2") error" | dmsetup load "$1" ||
+		lr_fail "dmsetup load $1 error"
 	dmsetup resume --noudevsync "$1" || lr_fail "dmsetup resume $1"
 }
 
@@ -72,7 +67,7 @@ for cfg in "5 4 1" "6 5 2"; do
 			lr_fail "dmsetup suspend lrcut$level$i"
 	done
 	for ((i = 0; i < n; i++)); do
-		table "lrcut$level$i" "${raw[i]}" error
+		cut_off "lrcut$level$i" "${raw[i]}"
 	done
 
 	# every write held or sent after the cut must fail, and soon
