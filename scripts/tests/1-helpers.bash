@@ -208,6 +208,17 @@ lr_create() {
 	[ -b "/dev/$name" ] || lr_fail "/dev/$name missing after create"
 }
 
+# lr_dm NAME TABLE: device-mapper device NAME with TABLE (one line), removed
+# by lr_cleanup; sets LR_DEV to its node. Returns 1 if dmsetup refuses the
+# table (a target this kernel lacks, say), for the caller to fail or skip.
+lr_dm() {
+	echo "$2" | dmsetup create --noudevsync "$1" || return 1
+	LR_DM+=("$1")
+	# no udev synchronisation: the node is the kernel's dm-N
+	LR_DEV=/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")
+	[ -b "$LR_DEV" ] || lr_fail "no block device for $1"
+}
+
 # lr_md_raid0 MD CHUNK_K DEV...: md raid0 MD (/dev/md120 to md129, which
 # lr_cleanup stops) over DEV... without a superblock and with iostats off,
 # so that md hands bios down as they come where it can; skips without md

@@ -54,12 +54,10 @@ trap unprobe EXIT
 members=()
 for i in $(seq 0 5); do
 	lr_nullb "nullb$i" 96
-	echo "0 $(blockdev --getsz "$LR_DEV") delay $LR_DEV 0 50 $LR_DEV 0 0" |
-		dmsetup create --noudevsync "lrdelay$i" ||
+	lr_dm "lrdelay$i" \
+		"0 $(blockdev --getsz "$LR_DEV") delay $LR_DEV 0 50 $LR_DEV 0 0" ||
 		lr_skip "no dm-delay target (dmsetup create lrdelay$i)"
-	LR_DM+=("lrdelay$i") # removed by lr_cleanup after the array stops
-	# no udev synchronisation: the node is the kernel's dm-N
-	members+=("/dev/$(dmsetup info -c --noheadings -o blkdevname "lrdelay$i")")
+	members+=("$LR_DEV")
 done
 lr_create lraid0 --level 6 --chunk 64K --assume-clean "${members[@]}"
 

@@ -46,12 +46,10 @@ for cfg in "5 4 1" "6 5 2"; do
 	raw=("${LR_M[@]}")
 	dm=()
 	for ((i = 0; i < n; i++)); do
-		name=lrcut$level$i
-		echo "0 $(blockdev --getsz "${raw[i]}") linear ${raw[i]} 0" |
-			dmsetup create --noudevsync "$name" ||
-			lr_fail "dmsetup create $name"
-		LR_DM+=("$name")
-		dm+=("/dev/$(dmsetup info -c --noheadings -o blkdevname "$name")")
+		lr_dm "lrcut$level$i" \
+			"0 $(blockdev --getsz "${raw[i]}") linear ${raw[i]} 0" ||
+			lr_fail "dmsetup create lrcut$level$i"
+		dm+=("$LR_DEV")
 	done
 	lr_create lraid0 --level "$level" --chunk 16K "${dm[@]}"
 	stripe=$(((n - level + 4) * 16384))

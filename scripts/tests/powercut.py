@@ -5,7 +5,8 @@
   powercut.py write DEV STATE STRIPE_BYTES
       Write until every writer thread has had a write fail (the members
       were cut off under it), then save in STATE, per slot, the last write
-      that succeeded and the one that failed (in flight at the cut).
+      that succeeded and the one that failed (held at the cut, or sent
+      after it).
   powercut.py check DEV STATE STRIPE_BYTES OUT [REF]
       Read every slot back and require the last acknowledged write (zeroes
       if none since create) or, page by page, that or the write in flight
@@ -55,6 +56,11 @@ def regions(stripe):
             (full_at, stripe, max(8, 4 * MIB // stripe), 1)]
 
 
+def stripes_of(off, size, stripe):
+    """The stripes that bytes [off, off + size) of the array lie in."""
+    return range(off // stripe, (off + size - 1) // stripe + 1)
+
+
 def slots(stripe):
     """Every slot as (id, first byte, bytes), in id order."""
     out = []
@@ -68,8 +74,8 @@ class Writer(threading.Thread):
         super().__init__(daemon=True)
         self.fd, self.mine, self.rng = fd, mine, rng
         self.discard = discard   # share of writes that are discards
-        self.acked = {}          # slot id -> (seq, crc) of its last good write
-        self.inflight = None     # (slot id, seq, crc) of the write that failed
+        self.acked = {}          # slot id -> (seq, page CRCs), last good write
+        self.inflight = None     # (slot id, seq, page CRCs), the failed one
         self.writes = 0
         self.discards = 0
         self.error = None        # an outcome that is not a plain EIO
@@ -143,9 +149,9 @@ def write(dev, state, stripe):
             out["errors"].append(t.error)
     with open(state, "w") as f:
         json.dump(out, f)
-    print("powercut: %d writes acknowledged (%d of them discards), %d in "
-          "flight at the cut" % (out["writes"], out["discards"],
-                                 len(out["inflight"])))
+    print("powercut: %d writes acknowledged (%d of them discards), %d "
+          "failed (one per thread: held at the cut or sent after it)"
+          % (out["writes"], out["discards"], len(out["inflight"])))
     if out["errors"]:
         print("powercut: writes did not fail with EIO: %s"
               % "; ".join(out["errors"]), file=sys.stderr)
@@ -179,16 +185,15 @@ def check(dev, state, stripe, out, ref=None):
     all_slots = slots(stripe)
     for sid in st["inflight"]:
         _, off, size = all_slots[int(sid)]
-        suspect.update(range(off // stripe, (off + size - 1) // stripe + 1))
+        suspect.update(stripes_of(off, size, stripe))
     fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
     buf = mmap.mmap(-1, max(s[2] for s in all_slots))
     held, bad, seen = {}, [], {"acked": 0, "inflight": 0, "zeroes": 0}
     skipped = 0
     for sid, off, size in all_slots:
         key = str(sid)
-        if old is not None and any(
-                s in suspect
-                for s in range(off // stripe, (off + size - 1) // stripe + 1)):
+        if old is not None and any(s in suspect
+                                   for s in stripes_of(off, size, stripe)):
             skipped += 1
             continue
         try:
