@@ -14,7 +14,7 @@ LR_M=()
 LR_BAD=()
 LR_BAD_DM=()
 LR_BAD_LEFT=
-LR_BAD_LOADED=0
+LR_TARGET_MODS=()
 LR_DM=()
 LR_TRACE=
 
@@ -83,7 +83,7 @@ lr_need_faults() {
 }
 
 lr_cleanup() {
-	local a d l
+	local a d l m
 	set +e
 	# md arrays may sit below lraid or above it (lr_md_raid0): the upper
 	# one stops first, the lower one on the second pass
@@ -95,8 +95,9 @@ lr_cleanup() {
 			[ -e "$d" ] && mdadm --stop "$d" >/dev/null 2>&1
 		done
 	done
-	# bad-sector devices (lr_bad_setup): each holds a null_blk or loop below
-	for d in "${LR_BAD_DM[@]}" "${LR_DM[@]}"; do
+	# device-mapper devices (lr_dm, lr_bad_setup): each holds a null_blk or
+	# loop below
+	for d in "${LR_DM[@]}"; do
 		dmsetup remove --noudevsync "$d" 2>/dev/null
 	done
 	# a tracing instance (mkdir "$LR_TRACE" under instances/)
@@ -104,7 +105,9 @@ lr_cleanup() {
 		echo 0 >"$LR_TRACE/events/enable"
 		rmdir "$LR_TRACE"
 	fi
-	[ "$LR_BAD_LOADED" = 1 ] && rmmod lraid_bad 2>/dev/null
+	for m in "${LR_TARGET_MODS[@]}"; do
+		rmmod "$m" 2>/dev/null
+	done
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
 	done
@@ -381,35 +384,37 @@ PY
 # it good again, as a drive that remaps it does; "sticky" ones stay bad, as
 # on a drive with no spare sectors left.
 
+# lr_target NAME: loads tests/badblk's target NAME (lraid-bad,
+# lraid-wcache) unless loaded, built with lraid.ko; lr_cleanup unloads it
+lr_target() {
+	local mod=${1//-/_} ko
+	command -v dmsetup >/dev/null 2>&1 || lr_skip "no dmsetup"
+	modprobe -q dm-mod 2>/dev/null || true
+	dmsetup targets 2>/dev/null | grep -q "^$1 " && return 0
+	ko=${LRAID_KO%/module/lraid.ko}/tests/badblk/$mod.ko
+	[ -f "$ko" ] || lr_skip "no $ko (a kernel without device-mapper?)"
+	insmod "$ko" || lr_fail "insmod $ko"
+	LR_TARGET_MODS+=("$mod")
+}
+
 # lr_bad_setup N [nullb|loop]: sets LR_BAD to N such devices of 64 MiB, no
 # sector bad, over null_blk (the default; discard, no write-zeroes) or
 # over loop on a file (discard and write-zeroes where the file system has
 # them)
 lr_bad_setup() {
-	local n=$1 kind=${2:-nullb} ko b i
+	local n=$1 kind=${2:-nullb} i
 	LR_BAD=()
-	command -v dmsetup >/dev/null 2>&1 || lr_skip "no dmsetup"
-	modprobe -q dm-mod 2>/dev/null || true
-	if ! dmsetup targets 2>/dev/null | grep -q '^lraid-bad '; then
-		ko=${LRAID_BAD_KO:-${LRAID_KO%/module/lraid.ko}/tests/badblk/lraid_bad.ko}
-		[ -f "$ko" ] || lr_skip "no $ko (a kernel without device-mapper?)"
-		insmod "$ko" || lr_fail "insmod $ko"
-		LR_BAD_LOADED=1
-	fi
+	lr_target lraid-bad
 	for ((i = 0; i < n; i++)); do
 		if [ "$kind" = loop ]; then
 			lr_loop 64
 		else
 			lr_nullb "lrbadnull$i" 64
 		fi
-		# no udev synchronisation: guests may run without udevd
-		echo "0 $((64 * 2048)) lraid-bad $LR_DEV 0" |
-			dmsetup create --noudevsync "lrbad$i" ||
+		lr_dm "lrbad$i" "0 $((64 * 2048)) lraid-bad $LR_DEV 0" ||
 			lr_fail "dmsetup create lrbad$i"
 		LR_BAD_DM+=("lrbad$i")
-		b=/dev/$(dmsetup info -c --noheadings -o blkdevname "lrbad$i")
-		[ -b "$b" ] || lr_fail "no block device for lrbad$i"
-		LR_BAD+=("$b")
+		LR_BAD+=("$LR_DEV")
 	done
 }
 

@@ -25,25 +25,10 @@ lr_setup
 modprobe -q dm-flakey 2>/dev/null || true
 dmsetup targets 2>/dev/null | grep -q '^flakey' || lr_skip "no dm-flakey"
 
-DMS=()
-dm_cleanup() {
-	local d
-	lr_cleanup
-	for d in "${DMS[@]}"; do
-		dmsetup remove --noudevsync "$d" 2>/dev/null
-	done
-	return 0
-}
-trap dm_cleanup EXIT
-
 # wrap NAME DEV: LR_DEV = a device-mapper device passing through to DEV
 wrap() {
-	echo "0 $(blockdev --getsz "$2") linear $2 0" |
-		dmsetup create --noudevsync "$1" || lr_fail "dmsetup create $1"
-	DMS+=("$1")
-	# no udev synchronisation: the node is the kernel's dm-N
-	LR_DEV=/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")
-	[ -b "$LR_DEV" ] || lr_fail "no block device for $1"
+	lr_dm "$1" "0 $(blockdev --getsz "$2") linear $2 0" ||
+		lr_fail "dmsetup create $1"
 }
 
 # writes_fail NAME DEV 0|1: swap NAME's table to failing writes (1) or back

@@ -1,28 +1,37 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Power cut under load: every write acknowledged before it is on the
-# members, whatever state the cut leaves. RAID5 x4 and RAID6 x5, chunk
-# 16K, each member null_blk behind dm-linear. Seven threads write 4 KiB,
-# 12 KiB (some across chunks) and full-stripe blocks, O_DIRECT, each to
-# blocks of its own in shared stripes, and discard one full stripe in four
+# members, and every flush and FUA write honoured, whatever state the cut
+# leaves. RAID5 x4 and RAID6 x5, chunk 16K, each member null_blk behind
+# dm-linear; then the same with a volatile write cache in each member
+# (tests/badblk's lraid-wcache target instead of dm-linear, 16 MiB).
+# Eight threads write 4 KiB, 12 KiB (some across chunks) and full-stripe
+# blocks, O_DIRECT, each to blocks of its own in shared stripes, and
+# discard one full stripe in four
 # (devices_handle_discard_safely=Y: memory-backed null_blk reads zeroes
-# where it discarded). The writer is scripts/tests/powercut.py. Then:
+# where it discarded). With the caches, half the blocks are written FUA
+# and half plainly, flushed (fdatasync) after one write in four until a
+# second before the cut. The writer is scripts/tests/powercut.py. Then:
 #  - cut: every member's table is suspended (its writes so far finished,
 #    the rest held), one after the other, as drives lose power at slightly
-#    different moments; what the null_blk devices hold from then on is
-#    what a crash would leave;
+#    different moments; with caches, swapping the tables then throws
+#    away what the caches held (the check requires that this lost some
+#    plain writes); what the null_blk devices hold from then on is what
+#    a crash would leave;
 #  - the held writes and all later ones fail (error tables): every write
 #    in flight fails with EIO, nothing hangs, and the array stops;
 #  - the array assembles from the null_blk devices themselves, with the
-#    "not stopped cleanly" warning: every block reads back as its last
-#    acknowledged write or discard (zeroes if none) or, 4 KiB page by
-#    page, as that or the write in flight at the cut, which may have
-#    reached some members and not others (no acknowledged write lost or
-#    mixed up);
+#    "not stopped cleanly" warning: every block reads back, 4 KiB page by
+#    page, as the last write known to be on the members (acknowledged;
+#    with caches, FUA or flushed since; zeroes if none) or as a later one
+#    that may be (in flight at the cut, or not flushed): no such write
+#    lost or mixed up;
 #  - one member (RAID6: two) failed and overwritten with noise: every block
-#    outside the stripes that had a write in flight reads exactly as
-#    before, rebuilt from parity. (Those stripes may have stale parity:
-#    the write hole that resync, not yet there, would close.)
+#    outside the stripes with a write that may or may not be on the
+#    members reads exactly as before, rebuilt from parity. (Those stripes
+#    may have stale parity: the write hole that resync, not yet there,
+#    would close.) With caches this checks that parity went FUA with the
+#    data.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -39,29 +48,51 @@ cut_off() {
 	dmsetup resume --noudevsync "$1" || lr_fail "dmsetup resume $1"
 }
 
-for cfg in "5 4 1" "6 5 2"; do
-	read -r level n nfail <<<"$cfg"
-	lr_log "RAID$level x$n: power cut under load"
+for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
+	read -r level n nfail cache <<<"$cfg"
 	lr_members nullb "$n" 64
 	raw=("${LR_M[@]}")
 	dm=()
+	if [ "$cache" = - ]; then
+		lr_log "RAID$level x$n: power cut under load"
+		mode=
+	else
+		lr_log "RAID$level x$n, $cache MiB volatile write cache per member: power cut under load"
+		lr_target lraid-wcache
+		mode=volatile
+	fi
 	for ((i = 0; i < n; i++)); do
-		lr_dm "lrcut$level$i" \
-			"0 $(blockdev --getsz "${raw[i]}") linear ${raw[i]} 0" ||
+		t="linear ${raw[i]} 0"
+		[ "$cache" = - ] || t="lraid-wcache ${raw[i]} $cache"
+		lr_dm "lrcut$level$i" "0 $(blockdev --getsz "${raw[i]}") $t" ||
 			lr_fail "dmsetup create lrcut$level$i"
 		dm+=("$LR_DEV")
 	done
+	[ "$cache" = - ] ||
+		[ "$(cat "/sys/block/${dm[0]#/dev/}/queue/write_cache")" = "write back" ] ||
+		lr_fail "lraid-wcache offers no write-back cache"
 	lr_create lraid0 --level "$level" --chunk 16K "${dm[@]}"
 	stripe=$(((n - level + 4) * 16384))
 
-	python3 "$pc" write /dev/lraid0 "$LR_TMP/state" "$stripe" \
+	rm -f "$LR_TMP/state.ready"
+	python3 "$pc" write /dev/lraid0 "$LR_TMP/state" "$stripe" $mode \
 		>"$LR_TMP/writer" 2>&1 &
 	writer=$!
+	# started (slow on a debug kernel) and handling SIGUSR1
+	for _ in $(seq 600); do
+		if [ -e "$LR_TMP/state.ready" ] || ! kill -0 "$writer" 2>/dev/null; then
+			break
+		fi
+		sleep 0.1
+	done
 	sleep 5
+	# no more flushes: the last second's plain writes stay in the caches
+	kill -USR1 "$writer" 2>/dev/null
+	sleep 1
 	kill -0 "$writer" 2>/dev/null ||
 		{ cat "$LR_TMP/writer"; lr_fail "the writer ended before the cut"; }
 	for ((i = 0; i < n; i++)); do
-		dmsetup suspend --noudevsync "lrcut$level$i" ||
+		dmsetup suspend --nolockfs --noudevsync "lrcut$level$i" ||
 			lr_fail "dmsetup suspend lrcut$level$i"
 	done
 	for ((i = 0; i < n; i++)); do
@@ -109,4 +140,4 @@ for cfg in "5 4 1" "6 5 2"; do
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
 	LR_ARRAYS=()
 done
-lr_log "acknowledged writes survived the cut on both levels"
+lr_log "acknowledged, flushed and FUA writes survived the cut on both levels"
