@@ -138,14 +138,12 @@ class Writer(threading.Thread):
         self.maybe = {}          # slot id -> [(seq, page CRCs)] not known to be
         self.writes = 0
         self.discards = 0
-        self.failed = False
         self.error = None        # an outcome that is not a plain EIO
         self.size = max(s[2] for s in mine)
         self.buf = mmap.mmap(-1, self.size)
         self.fua = FuaWriter(fd, self.buf) if fua else None
 
     def fail(self, what, e):
-        self.failed = True
         if e.errno != 5:
             self.error = "%s: %s" % (what, e)
 
@@ -180,7 +178,6 @@ class Writer(threading.Thread):
             except OSError as e:
                 return self.fail("slot %d" % sid, e)
             if done != size:
-                self.failed = True
                 self.error = "slot %d: short write %d of %d" % (sid, done, size)
                 return
             w[2] = True

@@ -42,6 +42,9 @@ struct lrwc_page {
 	unsigned long valid;	/* a bit per sector held */
 };
 
+/* valid has a bit for each sector of a page */
+static_assert(LRWC_SECTORS_PER_PAGE <= BITS_PER_LONG);
+
 struct lrwc {
 	struct dm_dev *dev;
 	struct bio_set bs;
