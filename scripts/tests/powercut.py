@@ -229,10 +229,9 @@ def write(dev, state, stripe, volatile):
     for t in threads:
         t.start()
     open(state + ".ready", "w").close()     # SIGUSR1 is handled now
-    while any(t.is_alive() for t in threads):
-        threads[0].join(0.1)     # wakes for SIGUSR1 too
-        for t in threads:
-            t.join(0.01)
+    for t in threads:
+        while t.is_alive():
+            t.join(0.1)          # a timeout: SIGUSR1's handler runs meanwhile
     out = {"durable": {}, "maybe": {}, "writes": 0, "discards": 0,
            "errors": [], "volatile": volatile}
     for t in threads:

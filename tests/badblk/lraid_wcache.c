@@ -16,7 +16,6 @@
  * resumes it, and the device below then holds what a power cut leaves.
  *
  *   table:   <device> <cache MiB, 1 to 1024>
- *   status:  <sectors cached> <write-backs> <flushes>
  *
  * Sectors are those of the target, at the same sector of the device. One
  * worker serves every bio in order, synchronously: slow, simple, and
@@ -52,13 +51,10 @@ struct lrwc {
 	struct work_struct work;
 	spinlock_t lock;		/* guards bios */
 	struct bio_list bios;		/* waiting for the worker */
-	/* the worker's alone; status reads the counters */
+	/* the worker's alone */
 	struct xarray cache;		/* page index -> struct lrwc_page */
 	unsigned long nr_pages;
 	unsigned long max_pages;
-	unsigned long cached;		/* sectors */
-	unsigned long writebacks;
-	unsigned long flushes;
 };
 
 static void lrwc_free_page(struct lrwc *c, unsigned long idx,
@@ -101,10 +97,8 @@ static int lrwc_writeback(struct lrwc *c)
 				return ret;
 			a = b;
 		}
-		c->cached -= bitmap_weight(&p->valid, LRWC_SECTORS_PER_PAGE);
 		lrwc_free_page(c, idx, p);
 	}
-	c->writebacks++;
 	return 0;
 }
 
@@ -119,10 +113,7 @@ static void lrwc_drop(struct lrwc *c, sector_t s, sector_t e)
 		struct lrwc_page *p = xa_load(&c->cache, idx);
 
 		if (p) {
-			unsigned long held = p->valid & GENMASK(a + n - 1, a);
-
-			c->cached -= hweight_long(held);
-			p->valid &= ~held;
+			p->valid &= ~GENMASK(a + n - 1, a);
 			if (!p->valid)
 				lrwc_free_page(c, idx, p);
 		}
@@ -186,19 +177,15 @@ static struct lrwc_page *lrwc_get(struct lrwc *c, unsigned long idx)
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 	p->page = alloc_page(GFP_NOIO);
-	if (!p->page)
-		goto nomem;
-	ret = xa_insert(&c->cache, idx, p, GFP_NOIO);
+	ret = p->page ? xa_insert(&c->cache, idx, p, GFP_NOIO) : -ENOMEM;
 	if (ret) {
-		__free_page(p->page);
+		if (p->page)
+			__free_page(p->page);
 		kfree(p);
 		return ERR_PTR(ret);
 	}
 	c->nr_pages++;
 	return p;
-nomem:
-	kfree(p);
-	return ERR_PTR(-ENOMEM);
 }
 
 static int lrwc_write(struct lrwc *c, struct bio *bio)
@@ -219,8 +206,7 @@ static int lrwc_write(struct lrwc *c, struct bio *bio)
 				return PTR_ERR(p);
 			memcpy_page(p->page, i << SECTOR_SHIFT, bv.bv_page,
 				    bv.bv_offset + off, SECTOR_SIZE);
-			if (!__test_and_set_bit(i, &p->valid))
-				c->cached++;
+			__set_bit(i, &p->valid);
 		}
 	}
 	return 0;
@@ -235,7 +221,6 @@ static void lrwc_serve(struct lrwc *c, struct bio *bio)
 		ret = lrwc_writeback(c);
 		if (!ret)
 			ret = blkdev_issue_flush(c->dev->bdev);
-		c->flushes++;
 	}
 	if (ret || !bio_sectors(bio))
 		goto out;
@@ -297,12 +282,12 @@ static void lrwc_free(struct lrwc *c)
 	struct lrwc_page *p;
 	unsigned long idx;
 
+	if (c->wq)
+		destroy_workqueue(c->wq);
 	/* what the cache held is lost, as at a power cut */
 	xa_for_each(&c->cache, idx, p)
 		lrwc_free_page(c, idx, p);
 	xa_destroy(&c->cache);
-	if (c->wq)
-		destroy_workqueue(c->wq);
 	bioset_exit(&c->bs);
 	kfree(c);
 }
@@ -364,8 +349,7 @@ static void lrwc_dtr(struct dm_target *ti)
 {
 	struct lrwc *c = ti->private;
 
-	/* suspended: every bio mapped has completed */
-	flush_workqueue(c->wq);
+	/* suspended: every bio mapped has completed, the worker is idle */
 	dm_put_device(ti, c->dev);
 	lrwc_free(c);
 }
@@ -378,10 +362,6 @@ static void lrwc_status(struct dm_target *ti, status_type_t type,
 	unsigned int sz = 0;
 
 	switch (type) {
-	case STATUSTYPE_INFO:
-		DMEMIT("%lu %lu %lu", READ_ONCE(c->cached),
-		       READ_ONCE(c->writebacks), READ_ONCE(c->flushes));
-		break;
 	case STATUSTYPE_TABLE:
 		DMEMIT("%s %lu", c->dev->name,
 		       c->max_pages >> (20 - PAGE_SHIFT));
