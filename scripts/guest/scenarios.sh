@@ -80,7 +80,8 @@ for t in "${tests[@]}"; do
 	# "# kernels: K..." runs a scenario only on those kernels (what it
 	# needs is built into them alone), in every mode, and says nothing
 	# elsewhere. "# quick-kernels: K..." limits a slow scenario to those
-	# kernels in quick mode; `make check-full` runs it everywhere.
+	# kernels in quick mode ("none": full mode only); `make check-full`
+	# runs it everywhere.
 	kernels=$(sed -n 's/^# kernels: *//p' "$t")
 	[ -z "$kernels" ] || [[ " $kernels " == *" $LRAID_KVER "* ]] || continue
 	only=$(sed -n 's/^# quick-kernels: *//p' "$t")

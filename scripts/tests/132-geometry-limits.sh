@@ -14,7 +14,7 @@
 #     while doubly degraded, the mask on the survivors' superblocks, and
 #     a stop and assemble that keeps both failed members out;
 #   - 33 members refused, members untouched.
-# quick-kernels: stock-6.12
+# quick-kernels: none
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
