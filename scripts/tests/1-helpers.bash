@@ -28,8 +28,14 @@ lr_fail() {
 	exit 1
 }
 
+# lr_full: true in make check-full (LRAID_TEST_LEVEL=full); make check runs
+# the quick level, with fewer rounds where a scenario repeats itself
+lr_full() {
+	[ "${LRAID_TEST_LEVEL:-quick}" = full ]
+}
+
 lr_log() {
-	echo "== $*"
+	echo "== [${SECONDS}s] $*"
 }
 
 # The kernel log is never cleared by a scenario: scenarios.sh reads all
@@ -111,10 +117,7 @@ lr_cleanup() {
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
 	done
-	for d in "${LR_NULLB[@]}"; do
-		echo 0 >"/sys/kernel/config/nullb/$d/power" 2>/dev/null
-		rmdir "/sys/kernel/config/nullb/$d" 2>/dev/null
-	done
+	lr_nullb_drop || true
 	[ -n "$LR_TMP" ] && rm -rf "$LR_TMP"
 	# module parameters a scenario may have set back to their defaults
 	a=/sys/module/lraid/parameters/devices_handle_discard_safely
@@ -177,6 +180,18 @@ lr_loop() {
 	l=$(losetup -f --show "$f") || lr_fail "losetup"
 	LR_LOOPS+=("$l")
 	LR_DEV=$l
+}
+
+# lr_nullb_drop: power off and remove every null_blk device made so far
+# (fails if one would not go: still held)
+lr_nullb_drop() {
+	local d rc=0
+	for d in "${LR_NULLB[@]}"; do
+		echo 0 >"/sys/kernel/config/nullb/$d/power" 2>/dev/null
+		rmdir "/sys/kernel/config/nullb/$d" 2>/dev/null || rc=1
+	done
+	LR_NULLB=()
+	return $rc
 }
 
 # lr_members KIND N SIZE_MB: fills LR_M with N fresh members

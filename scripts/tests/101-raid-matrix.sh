@@ -40,7 +40,7 @@ run() {
 # a covering set in which every member count of both levels and every chunk
 # size appears, each chunk size with both levels.
 i=0
-if [ "${LRAID_TEST_LEVEL:-quick}" = full ]; then
+if lr_full; then
 	for cfg in 5:3 5:4 5:5 5:8 6:4 6:5 6:6 6:8; do
 		for c in 4K 64K 512K; do
 			run "${cfg%:*}" "${cfg#*:}" "$c"

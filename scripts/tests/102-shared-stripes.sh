@@ -6,6 +6,7 @@
 # many small writes into one stripe of members that complete synchronously.
 # Then threads whose writes race for the same blocks (overlap.py), with
 # every member and with members failed.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

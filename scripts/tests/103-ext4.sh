@@ -3,6 +3,7 @@
 # A filesystem on lraid: mkfs.ext4, copy a file tree in, compare, fsck,
 # fstrim, remount after stop/assemble and compare again (RAID5 and RAID6
 # on loop members, which support discard).
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

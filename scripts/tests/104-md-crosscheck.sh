@@ -6,6 +6,7 @@
 # data area with --assume-clean: md must read the same bytes and its
 # check must find mismatch_cnt 0. md overwrites each member's first 4 KiB,
 # so this runs last on throw-away members.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

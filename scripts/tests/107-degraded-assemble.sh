@@ -9,6 +9,7 @@
 # first, so reading from it would fail the verify. Too many missing members
 # and --no-degraded are refused and leave every superblock as it was. A
 # member only one event behind (a superblock pass cut short) is used.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -13,6 +13,7 @@
 # Writes: a write that fails on the member marks it failed (recorded in the
 # survivors' superblocks) and stands on the others; new data reads back,
 # and the array assembles again without the stale member.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -10,6 +10,7 @@
 #    small (read-modify-write) writes into the discarded stripes;
 #  - with devices_handle_discard_safely=Y, members get real discards; a
 #    member that stops taking them is failed, as for a failed write.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -12,6 +12,7 @@
 # md does, after a read and after a write alike, and the data stays right.
 # Then max_read_errors: with it at 3, more read errors mark the member
 # failed and reads stay right.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

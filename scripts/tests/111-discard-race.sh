@@ -20,6 +20,7 @@
 #    write-zeroes (the default). This part mostly exercises writes parked
 #    behind discards and requeued; it caught the unordered code in about
 #    half the runs only, part 1 always.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

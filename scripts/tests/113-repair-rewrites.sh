@@ -17,6 +17,7 @@
 # then, with the errors off, no bad sector is left (each one was
 # rewritten), and md assembled over the members reads the same bytes and
 # its check finds no parity mismatch.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -29,7 +29,10 @@ lr_setup
 seed=${LRAID_FUZZ_SEED:-$(date +%s)}
 iters=1500
 race_secs=20
-[ "${LRAID_TEST_LEVEL:-quick}" = full ] && iters=6000 race_secs=60
+if lr_full; then
+	iters=6000
+	race_secs=60
+fi
 
 lr_members loop 6 64
 m=("${LR_M[@]}")

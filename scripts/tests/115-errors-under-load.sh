@@ -11,6 +11,7 @@
 # block fio reads back is right, no member is marked failed, reads did
 # fail (the target counts them), and afterwards md over the members reads
 # the same bytes and its check finds no parity mismatch.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

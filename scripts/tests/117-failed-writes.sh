@@ -17,6 +17,7 @@
 #    assemble, but every other member is written all the same: none is
 #    more than one event from the others, so once the member takes writes
 #    again the array assembles whole, not degraded.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -24,6 +24,7 @@
 #    (md only logs member flush errors). With roles 0 and 1 failing
 #    flushes too, one more than RAID6 covers, the flush fails, and so
 #    does a discard of whole stripes (as a write would).
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

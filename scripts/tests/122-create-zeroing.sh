@@ -11,6 +11,7 @@
 # is slow enough to watch. null_blk passes a request only while a tick's
 # budget (mbps / 50) covers it whole: below 8 MB/s its 127.5 KiB requests
 # never pass.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -15,6 +15,7 @@
 # Then copy_writes=Y under fio's crc32c verify with sizes 512 B..2 MiB on
 # RAID6 x5, healthy and with two members failed (reconstruct-writes from
 # the copy): the copy is what lands on the members.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

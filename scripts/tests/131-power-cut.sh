@@ -32,6 +32,7 @@
 #    may have stale parity: the write hole that resync, not yet there,
 #    would close.) With caches this checks that parity went FUA with the
 #    data.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -22,17 +22,6 @@ lr_need fio mdadm
 lr_setup
 modprobe -q raid456 2>/dev/null || lr_skip "no raid456 module"
 
-# drop_members: power off and remove this case's null_blk members, so
-# that the cases do not add up in the guest's memory
-drop_members() {
-	local d
-	for d in "${LR_NULLB[@]}"; do
-		echo 0 >"/sys/kernel/config/nullb/$d/power"
-		rmdir "/sys/kernel/config/nullb/$d" || lr_fail "remove null_blk $d"
-	done
-	LR_NULLB=()
-}
-
 # reversed: LR_M in reverse order, in REV
 reversed() {
 	local i
@@ -88,7 +77,8 @@ edge() {
 	sha=$(lr_sha /dev/lraid0 "$sectors")
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
 	lr_md_check "$level" "$chunk" "$sectors" "$sha" "${LR_M[@]}"
-	drop_members
+	# the cases' null_blk members must not add up in the guest's memory
+	lr_nullb_drop || lr_fail "remove this case's null_blk members"
 }
 
 edge 6 32 1024 6 60
