@@ -208,6 +208,16 @@ lr_members() {
 	done
 }
 
+# lr_reversed ARG...: LR_REV holds the arguments in reverse order (members
+# handed to assemble in another order than create's)
+lr_reversed() {
+	local i
+	LR_REV=()
+	for ((i = $#; i > 0; i--)); do
+		LR_REV+=("${!i}")
+	done
+}
+
 # Wait for udev to finish with new devices. The device nodes themselves
 # come from devtmpfs: a udev that does not settle (a queue left stopped,
 # a worker stuck) is reported and waited out no longer.

@@ -14,9 +14,9 @@ lr_members nullb 8 64
 all=("${LR_M[@]}")
 
 run() {
-	local level=$1 n=$2 chunk=$3 m rev=() i
+	local level=$1 n=$2 chunk=$3 m
 	m=("${all[@]:0:$n}")
-	for ((i = n - 1; i >= 0; i--)); do rev+=("${m[$i]}"); done
+	lr_reversed "${m[@]}"
 	lr_log "RAID$level, $n members, chunk $chunk"
 	lr_create lraid0 --level "$level" --chunk "$chunk" "${m[@]}"
 	lr_fio /dev/lraid0 rnd --rw=randwrite --size=12M \
@@ -25,7 +25,7 @@ run() {
 	lr_fio /dev/lraid0 seq --rw=write --offset=24M --size=8M \
 		--bsrange=512-256k --blockalign=512 --iodepth=4
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
-	"$LRAIDCTL" assemble lraid0 "${rev[@]}" >/dev/null || lr_fail "assemble"
+	"$LRAIDCTL" assemble lraid0 "${LR_REV[@]}" >/dev/null || lr_fail "assemble"
 	lr_settle
 	lr_check_roles lraid0
 	lr_fio /dev/lraid0 rnd --rw=randwrite --size=12M \

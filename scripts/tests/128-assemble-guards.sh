@@ -223,7 +223,9 @@ print(tries)
 # 30 rounds in make check-full, 10 in make check (each is two Python
 # starts, about 3 s under TCG; 30 rounds on stock 6.12 saw 2482 refused)
 rounds=10
-! lr_full || rounds=30
+if lr_full; then
+	rounds=30
+fi
 tries=0
 for i in $(seq "$rounds"); do
 	"$LRAIDCTL" assemble lraid0 "${m[@]}" >/dev/null ||

@@ -22,15 +22,6 @@ lr_need fio mdadm
 lr_setup
 modprobe -q raid456 2>/dev/null || lr_skip "no raid456 module"
 
-# reversed: LR_M in reverse order, in REV
-reversed() {
-	local i
-	REV=()
-	for ((i = ${#LR_M[@]} - 1; i >= 0; i--)); do
-		REV+=("${LR_M[$i]}")
-	done
-}
-
 # writes STRIPE-KiB SIZE-MiB [fio option...]: full-stripe sequential
 # writes over the whole stripes in the first SIZE MiB, then random writes
 # of 512 B..SIZE/4 MiB (several stripes) over the SIZE MiB after them,
@@ -66,8 +57,8 @@ edge() {
 		lr_fail "detail does not show $n members"
 	writes "$stripe" "$size"
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
-	reversed
-	"$LRAIDCTL" assemble lraid0 "${REV[@]}" >/dev/null ||
+	lr_reversed "${LR_M[@]}"
+	"$LRAIDCTL" assemble lraid0 "${LR_REV[@]}" >/dev/null ||
 		lr_fail "assemble in reverse order"
 	lr_settle
 	lr_check_roles lraid0
@@ -114,8 +105,8 @@ deg=(--rw=randwrite --offset=120M --size=120M --blockalign=512 --iodepth=8
 lr_fio /dev/lraid0 deg "${deg[@]}"
 sha=$(dd if=/dev/lraid0 bs=1M count=240 iflag=direct status=none | sha256sum)
 "$LRAIDCTL" stop lraid0 || lr_fail "stop"
-reversed
-"$LRAIDCTL" assemble lraid0 "${REV[@]}" >"$LR_TMP/asm" 2>&1 ||
+lr_reversed "${LR_M[@]}"
+"$LRAIDCTL" assemble lraid0 "${LR_REV[@]}" >"$LR_TMP/asm" 2>&1 ||
 	{ cat "$LR_TMP/asm"; lr_fail "assemble of the doubly degraded array"; }
 lr_settle
 lr_check_roles lraid0
