@@ -8,7 +8,8 @@
 #     --debug   KUnit and scenarios on the debug kernel (KASAN, lockdep, ...)
 #     --quick   scenarios on stock 6.12 only (no 6.1, no md cross-check)
 #     --full    every scenario combination (LRAID_TEST_LEVEL=full), slow
-#   LRAID_CHECK_STAGES="setup build lint user kunit scenarios md" picks stages.
+#   LRAID_CHECK_STAGES="setup build lint user kunit harness scenarios md"
+#   picks stages.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,7 +36,7 @@ for a in "$@"; do
 		;;
 	esac
 done
-stages=${LRAID_CHECK_STAGES:-setup build lint user kunit scenarios md}
+stages=${LRAID_CHECK_STAGES:-setup build lint user kunit harness scenarios md}
 want() { [[ " $stages " == *" $1 "* ]]; }
 
 logdir=$top/results/check-$(date +%Y%m%d-%H%M%S)
@@ -112,6 +113,24 @@ scenario_stage() { # kernel kind [scenario...]
 		env LRAID_TEST_LEVEL="${LRAID_TEST_LEVEL:-quick}" scripts/guest/scenarios.sh "${@:2}"
 }
 
+# vm-run must fail a guest whose kernel log shows a splat, also one the
+# ring buffer no longer holds when the command ends (dmesg -C here).
+harness_check() {
+	local out k
+	k=$(guest_kernel)
+	scripts/build-kernel.sh "$k" >/dev/null || return 1
+	if out=$(scripts/vm-run --kernel "$k" -- sh -c \
+		'echo "WARNING: vm-run self-check" >/dev/kmsg; sleep 1; dmesg -C' 2>&1); then
+		echo "$out"
+		echo "FAIL: harness: vm-run passed a guest that logged a WARNING"
+	elif echo "$out" | grep -q 'kernel reported problems (kmsg)'; then
+		echo "PASS: harness: vm-run fails a guest that logged a WARNING"
+	else
+		echo "$out"
+		echo "FAIL: harness: vm-run failed, but not for the WARNING"
+	fi
+}
+
 # Scenarios that need the test kernel ("# kernels: test debug"), on it.
 test_kernel_scenarios() {
 	local t s=()
@@ -126,6 +145,7 @@ want build && stage build build_all
 want lint && stage lint scripts/lint.sh
 want user && stage user user_tests
 want kunit && stage kunit kunit_stage
+want harness && stage harness harness_check
 if want scenarios; then
 	if [ $debug = 1 ]; then
 		stage scenarios-debug scenario_stage debug
