@@ -210,7 +210,7 @@ enum sb_field {
 	F_RECOVERY, F_BM_OFF_0, F_BM_OFF_IN_DATA, F_BM_INTO_DATA,
 	F_BM_SECTORS_WRAP, F_BM_REGION_0, F_BM_REGION_ODD,
 	F_BM_REGION_SMALL, F_BM_TOO_SMALL, F_NO_BM_REGION, F_NO_BM_OFFSET,
-	F_NR
+	F_BM_END_WRAP, F_NR
 };
 
 static const int sb_field_err[F_NR] = {
@@ -375,6 +375,13 @@ static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
 		sb->bitmap_offset = cpu_to_le64(4096);	/* beyond data_offset */
 		sb->bitmap_sectors = cpu_to_le64(0);
 		sb->bitmap_region_sectors = cpu_to_le64(0);
+		break;
+	case F_BM_END_WRAP:
+		/* each term below data_offset, their sum wraps to 0 */
+		sb->dev_sectors = cpu_to_le64(~0ULL);
+		sb->data_offset = cpu_to_le64((1ULL << 63) + 4096);
+		sb->bitmap_offset = cpu_to_le64(1ULL << 63);
+		sb->bitmap_sectors = cpu_to_le64(1ULL << 63);
 		break;
 	case F_NR:
 		break;

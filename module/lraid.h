@@ -114,7 +114,7 @@ struct lraid_member {
 	dev_t dev;
 	sector_t sectors;	/* whole device */
 	atomic_t read_errors;	/* halved every hour, see lraid_io.c */
-	unsigned long read_errors_at;	/* jiffies of the last halving */
+	unsigned long read_errors_at;	/* jiffies of the last read error */
 };
 
 /*
@@ -336,6 +336,7 @@ int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond);
 bool lraid_member_write_error(struct lraid_array *a, unsigned int role,
 			      blk_status_t status);
 void lraid_count_read_error(struct lraid_array *a, unsigned int role);
+int lraid_read_errors(const struct lraid_member *mb);
 void lraid_member_uncorrected(struct lraid_array *a, unsigned int role,
 			      u64 sector, u32 sectors);
 bool __lraid_hold(struct lraid_array *a, struct list_head *node,

@@ -301,6 +301,7 @@ static int lraid_disk_add(struct lraid_array *a)
 		.io_min = g->chunk_sectors << SECTOR_SHIFT,
 		.io_opt = (u32)sdata << SECTOR_SHIFT,
 		.max_hw_sectors = 16384,
+		.dma_alignment = SECTOR_SIZE - 1,
 		/*
 		 * Always, as md: a member may turn its cache on after the
 		 * array starts (hdparm -W1, a dm table reload), and the
@@ -325,6 +326,13 @@ static int lraid_disk_add(struct lraid_array *a)
 					   bdev_logical_block_size(b));
 		l.physical_block_size = max(l.physical_block_size,
 					    bdev_physical_block_size(b));
+		/*
+		 * Reads and zero-copy writes hand the caller's pages to the
+		 * members: the block layer checks O_DIRECT buffers against
+		 * lraid's alignment only (a 4Kn disk behind libata, dm-crypt
+		 * with 4 KiB sectors: 4095).
+		 */
+		l.dma_alignment = max(l.dma_alignment, bdev_dma_alignment(b));
 		if (!bdev_max_discard_sectors(b))
 			discard = false;
 		if (!bdev_write_zeroes_sectors(b))
@@ -927,6 +935,16 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		goto out_abort;
 	newest = lraid_sb_newest(sbs, nr);
 	ref = &sbs[newest];
+	/*
+	 * A run adds far fewer than 2^32 events; starting closer than that
+	 * to the limit could write superblocks that no longer decode.
+	 */
+	if (ref->events > LRAID_SB_EVENTS_MAX - U32_MAX) {
+		pr_warn_ratelimited("assemble: event count %llu too close to its limit\n",
+				    ref->events);
+		ret = -EINVAL;
+		goto out_abort;
+	}
 	ret = lraid_assemble_running(index, ref);
 	if (ret)
 		goto out_abort;

@@ -92,6 +92,7 @@ struct lraid_limits {
 	unsigned int max_discard_sectors;	/* 0: no discard */
 	unsigned int discard_granularity;
 	unsigned int max_write_zeroes_sectors;	/* 0: no write zeroes */
+	unsigned int dma_alignment;		/* mask, as the block layer's */
 	bool write_cache;
 	bool fua;
 	bool nowait;				/* takes REQ_NOWAIT */
@@ -110,6 +111,7 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 		.max_hw_discard_sectors = l->max_discard_sectors,
 		.discard_granularity = l->discard_granularity,
 		.max_write_zeroes_sectors = l->max_write_zeroes_sectors,
+		.dma_alignment = l->dma_alignment,
 		.features = BLK_FEAT_STABLE_WRITES | BLK_FEAT_IO_STAT,
 	};
 
@@ -135,6 +137,7 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 	blk_queue_max_discard_sectors(q, l->max_discard_sectors);
 	q->limits.discard_granularity = l->discard_granularity;
 	blk_queue_max_write_zeroes_sectors(q, l->max_write_zeroes_sectors);
+	blk_queue_dma_alignment(q, l->dma_alignment);
 	blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	blk_queue_write_cache(q, l->write_cache, l->fua);

@@ -207,7 +207,7 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 		c->members[i].state = a->failed & BIT(i) ?
 				      LRAID_MEMBER_FAULTY : LRAID_MEMBER_ACTIVE;
 		c->members[i].sectors = m->sectors;
-		c->members[i].read_errors = atomic_read(&m->read_errors);
+		c->members[i].read_errors = lraid_read_errors(m);
 	}
 	mutex_unlock(&lraid_ctl_mutex);
 	ret = 0;
@@ -218,16 +218,26 @@ out:
 	return ret;
 }
 
+/*
+ * @min_size: the size of the command's first struct (ABI 1.0). A caller
+ * may pass an older or newer struct, but never one shorter than that:
+ * copy_struct_from_user() would zero-fill what is missing, and a stop
+ * with no struct at all would stop array 0.
+ */
 static const struct lraid_ctl_cmd {
 	unsigned int cmd;
 	long (*fn)(void __user *arg, size_t usize);
+	size_t min_size;
 } lraid_ctl_cmds[] = {
-	{ LRAID_IOC_VERSION, lraid_ctl_version },
-	{ LRAID_IOC_CREATE, lraid_ctl_create },
-	{ LRAID_IOC_ASSEMBLE, lraid_ctl_assemble },
-	{ LRAID_IOC_STOP, lraid_ctl_stop },
-	{ LRAID_IOC_INFO, lraid_ctl_info },
-	{ LRAID_IOC_FAIL, lraid_ctl_fail },
+	{ LRAID_IOC_VERSION, lraid_ctl_version,
+	  sizeof(struct lraid_ioc_version) },
+	{ LRAID_IOC_CREATE, lraid_ctl_create,
+	  sizeof(struct lraid_ioc_create) },
+	{ LRAID_IOC_ASSEMBLE, lraid_ctl_assemble,
+	  sizeof(struct lraid_ioc_assemble) },
+	{ LRAID_IOC_STOP, lraid_ctl_stop, sizeof(struct lraid_ioc_stop) },
+	{ LRAID_IOC_INFO, lraid_ctl_info, sizeof(struct lraid_ioc_info) },
+	{ LRAID_IOC_FAIL, lraid_ctl_fail, sizeof(struct lraid_ioc_fail) },
 };
 
 static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,
@@ -249,9 +259,11 @@ static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,
 	for (i = 0; i < ARRAY_SIZE(lraid_ctl_cmds); i++) {
 		const struct lraid_ctl_cmd *c = &lraid_ctl_cmds[i];
 
-		if (_IOC_NR(cmd) == _IOC_NR(c->cmd))
-			return _IOC_DIR(cmd) == _IOC_DIR(c->cmd) ?
-			       c->fn(arg, usize) : -ENOTTY;
+		if (_IOC_NR(cmd) != _IOC_NR(c->cmd))
+			continue;
+		if (_IOC_DIR(cmd) != _IOC_DIR(c->cmd))
+			return -ENOTTY;
+		return usize < c->min_size ? -EINVAL : c->fn(arg, usize);
 	}
 	return -ENOTTY;
 }

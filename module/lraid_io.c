@@ -283,22 +283,40 @@ module_param(max_read_errors, uint, 0644);
 MODULE_PARM_DESC(max_read_errors,
 		 "read errors (halved every hour) after which a member is marked failed; 0: never");
 
-/* A member failed a read that was served by reconstruction; any context. */
+/* Hours from the member's last read error to @now. */
+static unsigned long lraid_read_error_hours(const struct lraid_member *mb,
+					    unsigned long now)
+{
+	return (now - READ_ONCE(mb->read_errors_at)) / (3600UL * HZ);
+}
+
+/* The member's read error count as it stands now, halvings included. */
+int lraid_read_errors(const struct lraid_member *mb)
+{
+	unsigned long hours = lraid_read_error_hours(mb, jiffies);
+
+	return hours < 31 ? atomic_read(&mb->read_errors) >> hours : 0;
+}
+
+/*
+ * A member failed a read that was served by reconstruction; any context.
+ * As md's: the count is halved for every hour since the previous error,
+ * then this one is added.
+ */
 void lraid_count_read_error(struct lraid_array *a, unsigned int role)
 {
 	struct lraid_member *mb = &a->members[role];
 	unsigned long now = jiffies;
-	unsigned long hours = (now - READ_ONCE(mb->read_errors_at)) /
-			      (3600UL * HZ);
+	unsigned long hours = lraid_read_error_hours(mb, now);
 	unsigned int max = READ_ONCE(max_read_errors);
 	int n;
 
 	/* racy by design: a lost halving or count does not matter */
 	if (hours) {
-		WRITE_ONCE(mb->read_errors_at, now);
 		n = atomic_read(&mb->read_errors);
 		atomic_set(&mb->read_errors, hours < 31 ? n >> hours : 0);
 	}
+	WRITE_ONCE(mb->read_errors_at, now);
 	n = atomic_inc_return(&mb->read_errors);
 	if (!max || n <= max || lraid_fail_member(a, role, false) <= 0)
 		return;

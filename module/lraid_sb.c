@@ -118,7 +118,6 @@ static u64 lraid_sb_bitmap_bits(u64 sectors, u64 region_sectors)
 int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 {
 	unsigned int min_members = info->level == 6 ? 4 : 3;
-	u64 bitmap_end;
 
 	if ((info->feature_incompat & ~LRAID_SB_FEAT_INCOMPAT_SUPP) != 0)
 		return lraid_sb_fail(why, "unknown incompatible feature",
@@ -182,9 +181,8 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 	if (!info->bitmap_offset)
 		return lraid_sb_fail(why, "bitmap overlaps superblock or data",
 				     -EINVAL);
-	bitmap_end = info->bitmap_offset + info->bitmap_sectors;
-	if (info->bitmap_sectors > info->data_offset ||
-	    bitmap_end > info->data_offset)
+	/* bitmap_offset <= data_offset here: no sum that could wrap */
+	if (info->bitmap_sectors > info->data_offset - info->bitmap_offset)
 		return lraid_sb_fail(why, "bitmap overlaps superblock or data",
 				     -EINVAL);
 	if (info->bitmap_region_sectors < info->chunk_sectors ||

@@ -44,7 +44,10 @@
  * from a program or a VM that reuses buffers early) then cannot leave
  * parity that disagrees with the data, which a later rebuild of another
  * member would turn into wrong data there. N: zero-copy, parity straight
- * from the caller's pages (stable writes protect the page cache only).
+ * from the caller's pages (stable writes protect the page cache only),
+ * unless stable writes were turned off in sysfs (queue/stable_writes 0):
+ * then the page cache may change a page under writeback too, and every
+ * write is copied.
  */
 static bool copy_writes;
 module_param(copy_writes, bool, 0644);
@@ -757,7 +760,8 @@ static int lraid_op_start(struct lraid_op *op)
 
 	lraid_plan_window(g, wr->win, wr->lo, wr->hi, p);
 	atomic_set(&op->err_members, 0);
-	op->copy = READ_ONCE(copy_writes) &&
+	op->copy = (READ_ONCE(copy_writes) ||
+		    !bdev_stable_writes(a->disk->part0)) &&
 		   !(wr->flags & (LRAID_WREQ_ZERO | LRAID_WREQ_READ));
 	op->failed = failed | wr->avoid;
 	op->rewrite = wr->avoid & ~failed;

@@ -11,7 +11,10 @@
 #     provokes the race here: parity computed from the caller's pages
 #     before the member copied them in disagrees. Were no mismatch seen in
 #     any configuration the check below would prove nothing: SKIP.
-#   - copy_writes=Y on fresh members: md's check must find none.
+#   - copy_writes=Y on fresh members: md's check must find none;
+#   - RAID5: copy_writes=N, but stable writes turned off in sysfs
+#     (queue/stable_writes 0: the page cache may then change pages under
+#     writeback too, and lraid copies every write): none either.
 # Then copy_writes=Y under fio's crc32c verify with sizes 512 B..2 MiB on
 # RAID6 x5, healthy and with two members failed (reconstruct-writes from
 # the copy): the copy is what lands on the members.
@@ -28,12 +31,19 @@ param=/sys/module/lraid/parameters/copy_writes
 [ -w "$param" ] || lr_fail "no $param"
 
 # race LEVEL N COPY: the scribbled writes on fresh members, then md's
-# check; sets LR_MISMATCH
+# check; sets LR_MISMATCH. COPY: copy_writes Y or N, or S for N with
+# stable writes off
 race() {
 	local level=$1 n=$2 copy=$3 np=$(($1 - 4)) sectors sha
 	lr_members nullb "$n" 32
-	echo "$copy" >"$param"
+	echo "${copy/S/N}" >"$param"
 	lr_create lraid0 --level "$level" --chunk 64K "${LR_M[@]}"
+	if [ "$copy" = S ]; then
+		echo 0 >/sys/block/lraid0/queue/stable_writes ||
+			lr_fail "cannot turn stable writes off"
+		[ "$(cat /sys/block/lraid0/queue/stable_writes)" = 0 ] ||
+			lr_fail "stable writes still on"
+	fi
 	"$scribble" /dev/lraid0 $(((n - np) * 65536)) 300 1 >/dev/null ||
 		lr_fail "scribble full stripes"
 	"$scribble" /dev/lraid0 4096 3000 2 >/dev/null || lr_fail "scribble 4K"
@@ -55,6 +65,10 @@ for cfg in "5 4" "6 5"; do
 	[ "$LR_MISMATCH" = 0 ] ||
 		lr_fail "RAID$level: parity disagrees with the data with copy_writes=Y"
 done
+race 5 4 S
+lr_log "RAID5 x4, copy_writes=N, stable_writes 0: md mismatch_cnt $LR_MISMATCH"
+[ "$LR_MISMATCH" = 0 ] ||
+	lr_fail "RAID5: parity disagrees with the data with stable writes off"
 [ $seen = 1 ] ||
 	lr_skip "buffers changed in flight never left parity wrong without copy_writes either"
 
