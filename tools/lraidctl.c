@@ -2,8 +2,9 @@
 /*
  * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
  *
- *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] MEMBER...
- *   lraidctl assemble [--no-degraded] [--force] lraidN MEMBER...
+ *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] [--run]
+ *            MEMBER...
+ *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN MEMBER...
  *   lraidctl stop lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl detail [--json] lraidN
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>		/* BLKGETSIZE64 */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -73,8 +75,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage:\n"
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]\n"
-		"         [--layout left-symmetric] [--assume-clean] MEMBER...\n"
-		"  %s assemble [--no-degraded] [--force] lraidN MEMBER...\n"
+		"         [--layout left-symmetric] [--assume-clean] [--run] MEMBER...\n"
+		"  %s assemble [--run] [--no-degraded] [--force] lraidN MEMBER...\n"
 		"  %s stop lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
@@ -221,7 +223,13 @@ static int open_members(int argc, char **argv, int32_t *fds)
 			err("cannot open member %s: %s", argv[i], strerror(errno));
 			goto fail;
 		}
-		if (fstat(fds[i], &st) || !S_ISBLK(st.st_mode)) {
+		if (fstat(fds[i], &st)) {
+			err("cannot stat member %s: %s", argv[i],
+			    strerror(errno));
+			i++;
+			goto fail;
+		}
+		if (!S_ISBLK(st.st_mode)) {
 			err("member %s is not a block device: %s", argv[i],
 			    strerror(ENOTBLK));
 			i++;
@@ -260,6 +268,7 @@ static void close_members(int n, int32_t *fds)
 }
 
 static const char *errno_hint(int e);
+static void uuid_str(const uint8_t *u, char *out);
 
 /* Why an index being created answers EBUSY (see being_created()). */
 #define BEING_CREATED "being created: its members are being zeroed"
@@ -297,6 +306,137 @@ static int read_sb(const char *path, struct lraid_sb_info *sb,
 	}
 	close(fd);
 	return lraid_sb_decode(block, sb, why);
+}
+
+/* The 4096 bytes at @off of the open device @fd into @buf; false if not. */
+static bool read_at(int fd, uint8_t *buf, unsigned long long off)
+{
+	return pread(fd, buf, 4096, off) == 4096;
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#define MD_SB_MAGIC	0xa92b4efcU
+
+/* Signatures at fixed offsets in the first 4 KiB (@blk 0) or at 64 KiB (1) */
+static const struct member_sig {
+	unsigned int blk, off, len;
+	const char *magic, *what;
+} member_sigs[] = {
+	{ 0, 1080, 2, "\x53\xef", "an ext2/ext3/ext4 file system" },
+	{ 0, 0, 4, "XFSB", "an XFS file system" },
+	{ 1, 64, 8, "_BHRfS_M", "a btrfs file system" },
+	{ 0, 0, 6, "LUKS\xba\xbe", "a LUKS header" },
+	{ 0, 512, 8, "LABELONE", "an LVM physical volume label" },
+	{ 0, 4086, 10, "SWAPSPACE2", "swap space" },
+	{ 0, 512, 8, "EFI PART", "a GPT partition table" },
+};
+
+/*
+ * What a device about to become a member already holds, looked for as
+ * mdadm looks before it creates: an lraid or md superblock, a file
+ * system, a partition table or another known signature. Prints each find
+ * and returns how many there were; a device that cannot be opened is left
+ * to the create to report, one that cannot be read counts as a find.
+ */
+static int probe_member(const char *path)
+{
+	static uint8_t blk[3][4096] __attribute__((aligned(4096)));
+	unsigned long long bytes = 0, md_off[4];
+	static const char *const md_ver[4] = { "1.1", "1.2", "1.0", "0.90" };
+	struct lraid_sb_info sb;
+	const char *why = "";
+	struct stat st;
+	int fd, found = 0;
+	unsigned int i;
+	char uuid[40];
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) ||
+	    ioctl(fd, BLKGETSIZE64, &bytes) || bytes < 128 << 10) {
+		close(fd);
+		return 0;
+	}
+	if (!read_at(fd, blk[0], 0) || !read_at(fd, blk[1], 65536)) {
+		err("%s: cannot read it to see what it holds: %s", path,
+		    strerror(errno ? errno : EIO));
+		close(fd);
+		return 1;
+	}
+	if (get_le32(blk[0]) == (uint32_t)LRAID_SB_MAGIC &&
+	    get_le32(blk[0] + 4) == (uint32_t)(LRAID_SB_MAGIC >> 32)) {
+		if (lraid_sb_decode(blk[0], &sb, &why) == 0) {
+			uuid_str(sb.uuid, uuid);
+			err("%s is role %u of lraid array '%s' (RAID%u, %u members, UUID %s)",
+			    path, sb.role, sb.name, sb.level, sb.nr_members,
+			    uuid);
+		} else {
+			err("%s holds a damaged lraid superblock (%s)", path,
+			    why);
+		}
+		found++;
+	}
+	/*
+	 * md 1.1 at 0, 1.2 at 4 KiB, 1.0 8 KiB from the end (4 KiB
+	 * aligned), 0.90 in the last 64 KiB
+	 */
+	md_off[0] = 0;
+	md_off[1] = 4096;
+	md_off[2] = ((bytes >> 9) - 16) / 8 * 8 * 512;
+	md_off[3] = (bytes & ~65535ULL) - 65536;
+	for (i = 0; i < 4; i++) {
+		if (read_at(fd, blk[2], md_off[i]) &&
+		    get_le32(blk[2]) == MD_SB_MAGIC) {
+			err("%s holds an md superblock (metadata %s)", path,
+			    md_ver[i]);
+			found++;
+		}
+	}
+	close(fd);
+	for (i = 0; i < sizeof(member_sigs) / sizeof(member_sigs[0]); i++) {
+		const struct member_sig *m = &member_sigs[i];
+
+		if (!memcmp(blk[m->blk] + m->off, m->magic, m->len)) {
+			err("%s holds %s", path, m->what);
+			found++;
+		}
+	}
+	if (!found && blk[0][510] == 0x55 && blk[0][511] == 0xaa) {
+		err("%s holds a partition table or boot sector", path);
+		found++;
+	}
+	return found;
+}
+
+/*
+ * Whether to go on with a create over @nm members: yes if none holds
+ * anything probe_member() knows, if @run, or if the user says so on a
+ * terminal; otherwise no, with the reason.
+ */
+static bool may_overwrite(int nm, char **paths, bool run)
+{
+	char line[16] = "";
+	int i, found = 0;
+
+	for (i = 0; i < nm; i++)
+		found += probe_member(paths[i]);
+	if (!found || run)
+		return true;
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		fprintf(stderr, "%s: continue creating the array over them? [y/N] ",
+			prog);
+		if (fgets(line, sizeof(line), stdin) &&
+		    (line[0] == 'y' || line[0] == 'Y'))
+			return true;
+	}
+	err("create refused: it would overwrite what the members above hold; --run creates anyway: %s",
+	    strerror(EEXIST));
+	return false;
 }
 
 /*
@@ -355,6 +495,7 @@ static const struct option create_opts[] = {
 	{ "raid-devices", required_argument, NULL, 'n' },
 	{ "assume-clean", no_argument, NULL, 'a' },
 	{ "layout", required_argument, NULL, 'p' },
+	{ "run", no_argument, NULL, 'R' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -370,11 +511,12 @@ static int cmd_create(int argc, char **argv)
 	int level = 0, nr_devs = 0, nm, opt;
 	const char *name = NULL;
 	int first_member = -1;
+	bool run = false;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "l:c:n:p:", create_opts,
+	while ((opt = getopt_long(argc, argv, "l:c:n:p:R", create_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -405,6 +547,9 @@ static int cmd_create(int argc, char **argv)
 			break;
 		case 'a':
 			c.flags |= LRAID_CREATE_ASSUME_CLEAN;
+			break;
+		case 'R':
+			run = true;
 			break;
 		case 'p':
 			/* md's default, the only layout lraid has */
@@ -454,6 +599,8 @@ static int cmd_create(int argc, char **argv)
 		    strerror(EINVAL));
 		return 1;
 	}
+	if (!may_overwrite(nm, argv + first_member, run))
+		return 1;
 	c.level = level;
 	c.nr_members = nm;
 	c.chunk_bytes = chunk;
@@ -496,12 +643,22 @@ static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
 	unsigned int fresh;
 	int i, ret;
 
-	for (i = 0; i < nm; i++)
-		if (read_sb(paths[i], &sbs[i], &why))
+	for (i = 0; i < nm; i++) {
+		ret = read_sb(paths[i], &sbs[i], &why);
+		if (ret == -EIO)
+			return -1;	/* printed */
+		if (ret) {
+			err("%s: %s: %s%s", paths[i], why, strerror(-ret),
+			    errno_hint(-ret));
 			return -1;
+		}
+	}
 	ret = lraid_sb_check_set(sbs, nm, &fresh, &why);
-	if (ret && ret != -ENODEV)
+	if (ret && ret != -ENODEV) {
+		err("these members do not make one array: %s: %s", why,
+		    strerror(-ret));
 		return -1;
+	}
 	*newest = lraid_sb_newest(sbs, nm);
 	lraid_sb_roles(sbs, nm, fresh, r);
 	return ret ? 1 : 0;
@@ -532,26 +689,55 @@ static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
 	}
 }
 
+static const struct option assemble_opts[] = {
+	{ "run", no_argument, NULL, 'R' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "no-degraded", no_argument, NULL, 'D' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * assemble lraidN MEMBER..., options anywhere. As mdadm --assemble with
+ * the members named: the array starts only if every role its newest
+ * superblock records working is offered and fresh. One missing or stale
+ * (a disk late to appear, a typo) would be recorded failed at the start
+ * and lose its place for good, so that takes --run (or --force, which
+ * may also take stale members back). Roles already recorded failed do not
+ * count: the array starts as degraded as it stopped. --no-degraded
+ * refuses to leave out a working role even with --run or --force.
+ */
 static int cmd_assemble(int argc, char **argv)
 {
 	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
 	struct lraid_ioc_assemble c = { 0 };
 	const struct lraid_sb_info *ref;
-	bool no_degraded = false;
+	bool no_degraded = false, run = false;
 	struct lraid_sb_roles r;
 	unsigned int newest = 0;
-	int nm, have, ret;
+	int nm, have, ret, opt;
+	uint32_t lost;
 
-	while (argc > 1 && (!strcmp(argv[1], "--no-degraded") ||
-			    !strcmp(argv[1], "--force") ||
-			    !strcmp(argv[1], "-f"))) {
-		if (!strcmp(argv[1], "--no-degraded"))
-			no_degraded = true;
-		else
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "Rf", assemble_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'R':
+			run = true;
+			break;
+		case 'f':
 			c.flags |= LRAID_ASSEMBLE_FORCE;
-		argc--;
-		argv++;
+			break;
+		case 'D':
+			no_degraded = true;
+			break;
+		default:
+			err("unknown option '%s'", argv[optind - 1]);
+			return usage();
+		}
 	}
+	argc -= optind - 1;
+	argv += optind - 1;
 	if (argc < 3)
 		return usage();
 	if (parse_array(argv[1], &c.index))
@@ -564,11 +750,19 @@ static int cmd_assemble(int argc, char **argv)
 	}
 	have = assess_members(nm, argv + 2, sbs, &r, &newest);
 	ref = &sbs[newest];
-	if (have >= 0 && no_degraded && r.unusable) {
+	lost = r.missing | r.stale;
+	if (have >= 0 && lost && no_degraded) {
 		report_roles(nm, argv + 2, sbs, &r, newest);
-		err("assemble lraid%u refused (--no-degraded): it would start degraded without role%s %s: %s",
-		    c.index, r.unusable & (r.unusable - 1) ? "s" : "",
-		    roles_str(r.unusable), strerror(ENODEV));
+		err("assemble lraid%u refused (--no-degraded): it would start without role%s %s, last recorded working: %s",
+		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
+		    strerror(ENODEV));
+		return 1;
+	}
+	if (have == 0 && lost && !run && !(c.flags & LRAID_ASSEMBLE_FORCE)) {
+		report_roles(nm, argv + 2, sbs, &r, newest);
+		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed for good; offer every member, or start degraded with --run: %s",
+		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
+		    strerror(ENODEV));
 		return 1;
 	}
 	c.nr_members = nm;

@@ -30,7 +30,7 @@ run() {
 	[ "$level" = 6 ] && n=6
 	for ((i = 0; i < n; i++)); do m+=("/dev/nullb$i"); done
 	insmod "$ko" "${@:4}" || { echo "ab: insmod $ko ${*:4} failed"; exit 1; }
-	if ! "$lraidctl" create lraid0 --level "$level" --chunk 64K \
+	if ! "$lraidctl" create lraid0 --run --level "$level" --chunk 64K \
 		--assume-clean "${m[@]}" >/dev/null; then
 		rmmod lraid
 		echo "ab: create failed"

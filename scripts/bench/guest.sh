@@ -170,7 +170,7 @@ bench_lraid() {
 		step FAIL "r$level-lraid" "skipped: lraid is not usable in this boot"
 		return 1
 	fi
-	if ! timeout 60 "$lraidctl" create lraid0 --level "$level" \
+	if ! timeout 60 "$lraidctl" create lraid0 --run --level "$level" \
 		--chunk "${chunk_k}K" --assume-clean "${m[@]}" >"$out/lraid$level.err" 2>&1; then
 		step FAIL "r$level-lraid-create" "$(tr '\n' ' ' <"$out/lraid$level.err")"
 		return 1

@@ -73,7 +73,7 @@ udevadm settle 2>/dev/null
 ls -l "${members[@]}"
 
 step "Create a RAID6 array, chunk 64 KiB"
-run "$ctl" create lraid0 --level 6 --chunk 64K "${members[@]}" || die "create failed"
+run "$ctl" create lraid0 --run --level 6 --chunk 64K "${members[@]}" || die "create failed"
 udevadm settle 2>/dev/null
 run "$ctl" detail lraid0
 
@@ -115,7 +115,7 @@ fio_job "$md" md-rr --rw=randread "${common[@]}"
 fio_job "$md" md-rw --rw=randwrite "${common[@]}"
 mdadm --stop /dev/md/lrdemo >/dev/null 2>&1
 for m in "${members[@]}"; do mdadm --zero-superblock "$m" 2>/dev/null; done
-"$ctl" create lraid0 --level 6 --chunk 64K --assume-clean "${members[@]}" >/dev/null ||
+"$ctl" create lraid0 --run --level 6 --chunk 64K --assume-clean "${members[@]}" >/dev/null ||
 	die "create for comparison"
 udevadm settle 2>/dev/null
 fio_job /dev/lraid0 lr-rr --rw=randread "${common[@]}"

@@ -226,11 +226,13 @@ lr_settle() {
 		lr_log "udev still busy after 60 s (udevadm settle); going on"
 }
 
-# lr_create NAME ARGS... (remembers the array for cleanup)
+# lr_create NAME ARGS... (remembers the array for cleanup); with --run, as
+# scenarios reuse members (105 tests the refusal without it)
 lr_create() {
 	local name=$1
 	shift
-	"$LRAIDCTL" create "$name" "$@" >/dev/null || lr_fail "create $name $*"
+	"$LRAIDCTL" create --run "$name" "$@" >/dev/null ||
+		lr_fail "create $name $*"
 	LR_ARRAYS+=("$name")
 	lr_settle
 	[ -b "/dev/$name" ] || lr_fail "/dev/$name missing after create"

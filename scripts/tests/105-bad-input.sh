@@ -57,7 +57,7 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 [ -e "$LR_TMP/held" ] || lr_fail "could not hold ${m[2]}"
-refuse "member in use" create lraid0 --level 5 "${m[@]:0:3}"
+refuse "member in use" create lraid0 --run --level 5 "${m[@]:0:3}"
 kill "$holder" 2>/dev/null || true
 wait "$holder" 2>/dev/null || true
 
@@ -83,13 +83,59 @@ lr_create lraid2 --level 5 --assume-clean "${m[3]}" "${m[4]}" "${m[5]}"
 refuse "mixed set" assemble lraid1 "${m[0]}" "${m[1]}" "${m[3]}"
 refuse "missing member with --no-degraded" assemble --no-degraded lraid1 "${m[0]}" "${m[1]}"
 refuse "two of three members missing" assemble lraid1 "${m[0]}"
+sb3=$(for d in "${m[@]:0:3}"; do head -c 4096 "$d" | sha256sum; done)
+out=$("$LRAIDCTL" assemble lraid1 "${m[0]}" "${m[1]}" 2>&1) &&
+	lr_fail "started without a member last recorded working, no --run: $out"
+grep -q "role 2, last recorded working.*--run" <<<"$out" ||
+	lr_fail "a missing member without --run: not named, or no word of --run: $out"
+echo "ok: a missing member without --run: $out"
+[ "$(for d in "${m[@]:0:3}"; do head -c 4096 "$d" | sha256sum; done)" = "$sb3" ] ||
+	lr_fail "a refused assemble changed a superblock"
 refuse "same member twice" assemble lraid1 "${m[0]}" "${m[1]}" "${m[1]}"
 [ ! -e /dev/lraid1 ] || lr_fail "lraid1 exists after refused assemble"
 "$LRAIDCTL" assemble lraid1 "${m[2]}" "${m[0]}" "${m[1]}" >/dev/null ||
 	lr_fail "good assemble refused"
 LR_ARRAYS+=(lraid1)
-refuse "member of a running array" create lraid3 --level 5 "${m[0]}" "${m[3]}" "${m[4]}"
+refuse "member of a running array" create lraid3 --run --level 5 "${m[0]}" "${m[3]}" "${m[4]}"
 refuse "array number in use" assemble lraid1 "${m[3]}" "${m[4]}" "${m[5]}"
+
+# create looks at what the members hold, as mdadm does, and without --run
+# refuses to overwrite it: here another array's members, a file system and
+# an md superblock (its magic at 4 KiB, metadata 1.2); nothing is written
+lr_loop 64
+fs=$LR_DEV
+mkfs.ext4 -q -F "$fs" >/dev/null 2>&1 || lr_fail "mkfs.ext4 $fs"
+lr_loop 64
+md=$LR_DEV
+printf '\xfc\x4e\x2b\xa9' | dd of="$md" bs=1 seek=4096 conv=notrunc,fsync \
+	status=none
+held() {
+	for d in "${m[3]}" "${m[4]}" "$fs" "$md"; do
+		head -c 1M "$d" | sha256sum
+	done
+}
+before_held=$(held)
+for what in "an lraid array's members:is role 0 of lraid array" \
+	"a file system:${fs} holds an ext2/ext3/ext4 file system" \
+	"an md member:${md} holds an md superblock (metadata 1.2)"; do
+	case $what in
+	an\ lraid*) set -- "${m[3]}" "${m[4]}" "${m[5]}" ;;
+	a\ file*) set -- "${m[3]}" "${m[4]}" "$fs" ;;
+	*) set -- "$md" "${m[4]}" "${m[5]}" ;;
+	esac
+	out=$("$LRAIDCTL" create lraid3 --level 5 --assume-clean "$@" 2>&1 </dev/null) &&
+		lr_fail "create over ${what%%:*} accepted: $out"
+	grep -qF "${what#*:}" <<<"$out" ||
+		lr_fail "create over ${what%%:*}: not named: $out"
+	grep -q -- "--run creates anyway" <<<"$out" ||
+		lr_fail "create over ${what%%:*}: no word of --run: $out"
+	echo "ok: create over ${what%%:*}: $out"
+	[ ! -e /dev/lraid3 ] || lr_fail "create over ${what%%:*}: lraid3 exists"
+done
+[ "$(held)" = "$before_held" ] || lr_fail "a refused create changed a member"
+"$LRAIDCTL" create lraid3 --run --level 5 --assume-clean "${m[3]}" "${m[4]}" \
+	"$fs" >/dev/null 2>&1 || lr_fail "create --run over a file system refused"
+"$LRAIDCTL" stop lraid3 || lr_fail "stop lraid3"
 refuse "fail of a non-member" fail lraid1 "${m[3]}"
 refuse "fail of a non-device" fail lraid1 /dev/null
 refuse "fail in a missing array" fail lraid7 "${m[0]}"
@@ -129,9 +175,9 @@ parts() {
 }
 if parts; then
 	LR_ARRAYS+=(lraid0)
-	refuse "a disk and its own partition" create lraid0 --level 5 "$pd" "${pd}p1" "${m[0]}"
+	refuse "a disk and its own partition" create lraid0 --run --level 5 "$pd" "${pd}p1" "${m[0]}"
 	parts || lr_fail "partitions gone"
-	refuse "a partition and its disk" create lraid0 --level 5 "${pd}p2" "${m[0]}" "$pd"
+	refuse "a partition and its disk" create lraid0 --run --level 5 "${pd}p2" "${m[0]}" "$pd"
 	parts || lr_fail "partitions gone"
 	python3 - "$pd" "${pd}p1" "${m[0]}" <<'PY' || lr_fail "kernel overlap check"
 import array, errno, fcntl, os, struct, subprocess, sys, time
@@ -158,7 +204,7 @@ for order in ([disk, part, other], [part, other, disk]):
 PY
 	# two partitions of one disk that do not overlap are fine
 	parts || lr_fail "partitions gone"
-	"$LRAIDCTL" create lraid0 --level 5 --assume-clean "${pd}p1" "${pd}p2" "${m[0]}" \
+	"$LRAIDCTL" create lraid0 --run --level 5 --assume-clean "${pd}p1" "${pd}p2" "${m[0]}" \
 		>/dev/null || lr_fail "partitions of one disk refused"
 	"$LRAIDCTL" stop lraid0 || lr_fail stop
 else
@@ -204,5 +250,13 @@ expect(ioc(W, 5, 32), struct.pack("<IIII16x", 0, 1, 7, 0), errno.EINVAL, "fail w
 f = bytearray(struct.pack("<IIII16x", 0, 0, 7, 0)); f[20] = 1
 expect(ioc(W, 5, 32), f, errno.EINVAL, "fail with reserved != 0")
 expect(ioc(W, 0x3f, 8), bytes(8), errno.ENOTTY, "unknown command")
+# structs shorter than the first version's: refused, not zero-filled (a
+# stop with no struct at all would otherwise stop array 0)
+for nr, dir, size, name in ((0, RW, 48, "version"), (1, W, 64, "create"),
+                            (2, W, 56, "assemble"), (3, W, 24, "stop"),
+                            (4, RW, 872, "info"), (5, W, 32, "fail")):
+    for short in (0, 8, size - 8):
+        expect(ioc(dir, nr, short), bytes(max(short, 1)), errno.EINVAL,
+               f"{name} with a {short}-byte struct")
 PY
 echo "PASS: bad input refused"

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Degraded assembly, as mdadm --assemble does it: RAID5 on 4 and RAID6 on 5
-# null_blk members. Write with crc32c verify, stop, assemble without one
-# member (RAID6: then without two), read everything back, write more while
-# degraded, stop and assemble degraded again. A member offered back after it
+# null_blk members. Write with crc32c verify, stop; assembling without a
+# member last recorded working is refused and changes nothing, --run starts
+# it without one member (RAID6: then without two); read everything back,
+# write more while degraded, stop and assemble degraded again, now without
+# --run (the roles are recorded failed) and with --no-degraded. A member offered back after it
 # was left out, `fail`ed, or whose superblock is behind (it missed writes)
 # is reported stale and not used: its data area is overwritten with noise
 # first, so reading from it would fail the verify. Too many missing members
@@ -50,7 +52,8 @@ stop() {
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
 }
 
-# assemble MEMBER...: must start; its messages are left in $LR_TMP/asm
+# assemble [OPTION...] MEMBER...: must start; its messages are left in
+# $LR_TMP/asm
 assemble() {
 	"$LRAIDCTL" assemble lraid0 "$@" >/dev/null 2>"$LR_TMP/asm" ||
 		{ cat "$LR_TMP/asm"; lr_fail "assemble $*"; }
@@ -99,15 +102,28 @@ refused() {
 	[ "$before" = "$after" ] || lr_fail "$what: superblocks changed"
 }
 
-# stale DEV ROLE TEXT MISSING...: offered back after the array moved on,
-# DEV is reported stale with TEXT and never read (noise in its data area)
-# nor written; the array runs without MISSING roles and holds $want
+# stale [--run] DEV ROLE TEXT MISSING...: offered back after the array
+# moved on, DEV is reported stale with TEXT and never read (noise in its
+# data area) nor written; the array runs without MISSING roles and holds
+# $want. --run: DEV is not recorded failed, so leaving it out takes --run
+# (and without it the assemble is refused).
 stale() {
-	local dev=$1 role=$2 text=$3 old
+	local opt=() dev role text old
+	if [ "$1" = --run ]; then
+		opt=(--run)
+		shift
+	fi
+	dev=$1 role=$2 text=$3
 	shift 3
 	old=$(sbsum "$dev")
 	noise "$dev"
-	assemble "${all[@]}"
+	if [ ${#opt[@]} -gt 0 ]; then
+		refused "stale role $role, no --run" "with --run" \
+			assemble lraid0 "${all[@]}"
+		grep -q -- "$dev (role $role) is stale$text" "$LR_TMP/err" ||
+			{ cat "$LR_TMP/err"; lr_fail "the refusal does not name stale $dev"; }
+	fi
+	assemble "${opt[@]}" "${all[@]}"
 	said "$dev (role $role) is stale$text"
 	said "not used"
 	degraded "$@"
@@ -143,7 +159,10 @@ for cfg in "5 4 64K" "6 5 16K"; do
 
 	lr_log "RAID$level: role 1 missing"
 	set1=("${all[0]}" "${all[@]:2}")
-	assemble "${set1[@]}"
+	refused "role 1 missing, no --run" "role 1, last recorded working" \
+		assemble lraid0 "${set1[@]}"
+	grep -q -- "with --run" "$LR_TMP/err" || lr_fail "the refusal does not name --run"
+	assemble --run "${set1[@]}"
 	said "started degraded"
 	degraded 1
 	fill --verify_only
@@ -154,7 +173,9 @@ for cfg in "5 4 64K" "6 5 16K"; do
 		stop
 		lr_log "RAID6: roles 1 and 3 missing"
 		set2=("${all[0]}" "${all[2]}" "${all[4]}")
-		assemble "${set2[@]}"
+		refused "role 3 missing, no --run" "role 3, last recorded working" \
+			assemble lraid0 "${set2[@]}"
+		assemble "${set2[@]}" --run
 		degraded 1 3
 		fill --verify_only
 		[ "$(sha)" = "$want" ] || lr_fail "doubly degraded contents differ"
@@ -176,8 +197,8 @@ for cfg in "5 4 64K" "6 5 16K"; do
 	[ "$(failed_mask "${all[1]}")" = 0 ] ||
 		lr_fail "the missing member's superblock was written"
 
-	lr_log "RAID$level: assemble degraded again"
-	assemble "${set2[@]}"
+	lr_log "RAID$level: assemble degraded again (no --run needed; --no-degraded passes)"
+	assemble --no-degraded "${set2[@]}"
 	# shellcheck disable=SC2086
 	degraded $gone
 	fill --verify_only
@@ -195,7 +216,7 @@ for cfg in "5 4 64K" "6 5 16K"; do
 	refused "one member only" "survives at most $tol" \
 		assemble lraid0 "${all[0]}"
 	refused "--no-degraded" "refused (--no-degraded)" \
-		assemble --no-degraded lraid0 "${set2[@]}"
+		assemble --no-degraded --force lraid0 "${set2[@]:1}"
 
 	if [ "$level" = 5 ]; then
 		lr_log "RAID5: a failed member given back is stale, not used"
@@ -219,7 +240,7 @@ for cfg in "5 4 64K" "6 5 16K"; do
 		stop
 		dd if="$LR_TMP/sb" of="${all[2]}" bs=4096 count=1 oflag=direct \
 			conv=fsync status=none
-		stale "${all[2]}" 2 ": events" 2
+		stale --run "${all[2]}" 2 ": events" 2
 	fi
 
 	# A crash in a superblock pass (stop, fail, assemble) leaves the

@@ -242,7 +242,7 @@ fl=$!
 dt=$!
 (
 	while [ $SECONDS -lt $end ]; do
-		if "$LRAIDCTL" create lraid1 --level 5 "${z[@]}" >/dev/null 2>&1; then
+		if "$LRAIDCTL" create lraid1 --run --level 5 "${z[@]}" >/dev/null 2>&1; then
 			echo >>"$LR_TMP/created"
 		fi
 		"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true

@@ -93,7 +93,7 @@ data=$(($(lr_sectors lraid1) / 3))	# data area of each member
 "$LRAIDCTL" examine "${slow[0]}" >/dev/null || lr_fail "no superblock on ${slow[0]}"
 
 base "${slow[@]}"
-"$LRAIDCTL" create lraid1 --level 5 "${slow[@]}" >"$LR_TMP/create.out" 2>&1 &
+"$LRAIDCTL" create lraid1 --run --level 5 "${slow[@]}" >"$LR_TMP/create.out" 2>&1 &
 pid=$!
 LR_ARRAYS+=(lraid1)
 at_once=0
@@ -120,7 +120,7 @@ if "$LRAIDCTL" detail lraid1 >"$LR_TMP/d.out" 2>&1; then
 	lr_fail "detail of the array being created succeeded"
 fi
 grep -q "busy.*being created" "$LR_TMP/d.out" || lr_fail "detail lraid1: $(cat "$LR_TMP/d.out")"
-if "$LRAIDCTL" create lraid1 --level 5 --assume-clean "${spare[@]}" >"$LR_TMP/c.out" 2>&1; then
+if "$LRAIDCTL" create lraid1 --run --level 5 --assume-clean "${spare[@]}" >"$LR_TMP/c.out" 2>&1; then
 	lr_fail "a second create of lraid1 succeeded"
 fi
 grep -q "busy" "$LR_TMP/c.out" || lr_fail "second create: $(cat "$LR_TMP/c.out")"
@@ -154,7 +154,7 @@ for m in "${slow[@]}"; do
 	dd if="$LR_TMP/mark" of="$m" bs=64K seek=2400 oflag=direct status=none
 done
 base "${slow[@]}"
-"$LRAIDCTL" create lraid2 --level 6 "${slow[@]}" >"$LR_TMP/create.out" 2>&1 &
+"$LRAIDCTL" create lraid2 --run --level 6 "${slow[@]}" >"$LR_TMP/create.out" 2>&1 &
 pid=$!
 LR_ARRAYS+=(lraid2)
 for _ in $(seq 200); do

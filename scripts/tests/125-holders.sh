@@ -74,7 +74,7 @@ unheld "${m5[@]}"
 slaves_are lraid1 "${m6[@]}"
 
 lr_log "degraded assembly lists the members it has"
-"$LRAIDCTL" assemble lraid0 "${m5[0]}" "${m5[1]}" "${m5[3]}" \
+"$LRAIDCTL" assemble --run lraid0 "${m5[0]}" "${m5[1]}" "${m5[3]}" \
 	>/dev/null 2>"$LR_TMP/asm" || { cat "$LR_TMP/asm"; lr_fail "assemble degraded"; }
 lr_settle
 slaves_are lraid0 "${m5[0]}" "${m5[1]}" "${m5[3]}"

@@ -156,7 +156,7 @@ lr_create lraid1 --level 5 --assume-clean "${LR_M[@]}"
 lr_log "RAID5 x4: create"
 lr_members nullb 4 64
 m5=("${LR_M[@]}")
-walk m5 create lraid0 --level 5 --chunk 64K "${m5[@]}"
+walk m5 create --run lraid0 --level 5 --chunk 64K "${m5[@]}"
 lr_log "create: $TOTAL allocation points, $FIRED of them failed in turn ($ABSORBED absorbed)"
 dd if=/dev/urandom of=/dev/lraid0 bs=1M count=8 oflag=direct status=none ||
 	lr_fail "write"
@@ -181,7 +181,7 @@ want=$(data lraid0)
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
 LR_ARRAYS=(lraid1)
 m6=("${m6[0]}" "${m6[1]}" "${m6[3]}" "${m6[4]}")
-walk m6 assemble lraid0 "${m6[@]}"
+walk m6 assemble --run lraid0 "${m6[@]}"
 lr_log "degraded assemble: $TOTAL allocation points, $FIRED of them failed in turn ($ABSORBED absorbed)"
 [ "$(data lraid0)" = "$want" ] || lr_fail "RAID6 reads other data after the walk"
 echo "PASS: every allocation of create and assemble may fail: clean error, nothing left, nothing lost"

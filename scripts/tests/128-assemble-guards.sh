@@ -63,7 +63,7 @@ state() {
 		sed 's/.*"state": "\([a-z]*\)".*/\1/'
 }
 
-# refused MEMBER...: a plain assemble of MEMBER... must fail with EUCLEAN
+# refused ARGS...: assemble lraid0 ARGS... without --force must fail with EUCLEAN
 # and change no superblock
 refused() {
 	local before out
@@ -111,7 +111,7 @@ sbs_save "${m[@]}"
 [ "$(state "${m[0]}")" = active ] || lr_fail "a running array's superblock is not active"
 stop
 crash "${m[@]}"
-refused "${m[0]}" "${m[2]}" "${m[3]}"
+refused --run "${m[0]}" "${m[2]}" "${m[3]}"
 lr_klog_mark
 started lraid0 "${m[@]}"
 lr_klog_has "not stopped cleanly" ||
@@ -149,10 +149,10 @@ lr_log "RAID6 x4 split into two pairs"
 fresh 6 4 48
 lr_fio /dev/lraid0 data "${job[@]}"
 stop
-started lraid0 "${m[0]}" "${m[1]}"
+started --run lraid0 "${m[0]}" "${m[1]}"
 before=$(sbsum "${m[2]}" "${m[3]}")
 lr_klog_mark
-out=$("$LRAIDCTL" assemble lraid1 "${m[2]}" "${m[3]}" 2>&1) && {
+out=$("$LRAIDCTL" assemble --run lraid1 "${m[2]}" "${m[3]}" 2>&1) && {
 	"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
 	lr_fail "the same array assembled twice: $out"
 }

@@ -126,7 +126,7 @@ lr_fio /dev/lraid0 deg "${deg[@]}" --verify_only
 lr_log "33 members refused"
 lr_nullb "nullb33" 10
 before=$(for d in "${LR_M[@]}" "$LR_DEV"; do head -c 64K "$d" | sha256sum; done)
-if out=$("$LRAIDCTL" create lraid1 --level 6 --assume-clean "${LR_M[@]}" \
+if out=$("$LRAIDCTL" create lraid1 --run --level 6 --assume-clean "${LR_M[@]}" \
 	"$LR_DEV" 2>&1); then
 	LR_ARRAYS+=(lraid1)
 	lr_fail "33 members accepted"
