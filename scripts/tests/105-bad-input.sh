@@ -133,8 +133,29 @@ for what in "an lraid array's members:is role 0 of lraid array" \
 	[ ! -e /dev/lraid3 ] || lr_fail "create over ${what%%:*}: lraid3 exists"
 done
 [ "$(held)" = "$before_held" ] || lr_fail "a refused create changed a member"
+# on a terminal (script(1) gives it one) create asks instead: no keeps
+# the members as they are, yes creates
+if command -v script >/dev/null; then
+	cmd="$LRAIDCTL create lraid3 --level 5 --assume-clean ${m[3]} ${m[4]} $fs"
+	out=$(echo n | script -qec "$cmd" /dev/null 2>&1) &&
+		lr_fail "create over a file system, answered no: accepted: $out"
+	grep -q "continue creating the array over them" <<<"$out" ||
+		lr_fail "create on a terminal did not ask: $out"
+	[ ! -e /dev/lraid3 ] || lr_fail "answered no: lraid3 exists"
+	[ "$(held)" = "$before_held" ] || lr_fail "answered no: a member changed"
+	out=$(echo y | script -qec "$cmd" /dev/null 2>&1) ||
+		lr_fail "create over a file system, answered yes: refused: $out"
+	echo "ok: create on a terminal asks, and takes the answer"
+else
+	"$LRAIDCTL" create lraid3 --run --level 5 --assume-clean "${m[3]}" \
+		"${m[4]}" "$fs" >/dev/null 2>&1 ||
+		lr_fail "create --run over a file system refused"
+fi
+lr_settle
+[ -b /dev/lraid3 ] || lr_fail "no /dev/lraid3 after the create over a file system"
+"$LRAIDCTL" stop lraid3 || lr_fail "stop lraid3"
 "$LRAIDCTL" create lraid3 --run --level 5 --assume-clean "${m[3]}" "${m[4]}" \
-	"$fs" >/dev/null 2>&1 || lr_fail "create --run over a file system refused"
+	"$fs" >/dev/null 2>&1 || lr_fail "create --run over an lraid array refused"
 "$LRAIDCTL" stop lraid3 || lr_fail "stop lraid3"
 refuse "fail of a non-member" fail lraid1 "${m[3]}"
 refuse "fail of a non-device" fail lraid1 /dev/null
