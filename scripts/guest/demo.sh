@@ -73,7 +73,7 @@ udevadm settle 2>/dev/null
 ls -l "${members[@]}"
 
 step "Create a RAID6 array, chunk 64 KiB"
-run "$ctl" create lraid0 --run --level 6 --chunk 64K "${members[@]}" || die "create failed"
+run "$ctl" create lraid0 --level 6 --chunk 64K "${members[@]}" || die "create failed"
 udevadm settle 2>/dev/null
 run "$ctl" detail lraid0
 
