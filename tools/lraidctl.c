@@ -362,6 +362,7 @@ static int probe_member(const char *path)
 		close(fd);
 		return 0;
 	}
+	errno = 0;	/* a short read sets none */
 	if (!read_at(fd, blk[0], 0) || !read_at(fd, blk[1], 65536)) {
 		err("%s: cannot read it to see what it holds: %s", path,
 		    strerror(errno ? errno : EIO));
