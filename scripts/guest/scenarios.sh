@@ -24,6 +24,7 @@ bad='WARNING:|BUG:|KASAN|UBSAN|possible circular locking|possible recursive lock
 # the next scenarios fail on names in use. Prints one line per thing found.
 # Upper layers first: file systems, then md and lraid arrays (twice, as
 # either may sit on the other), device-mapper, loop and null_blk devices.
+# shellcheck disable=SC2317 # run by name in a child bash (export -f)
 sweep() {
 	local d n
 	while read -r d n; do
@@ -68,6 +69,27 @@ sweep() {
 	udevadm control --start-exec-queue 2>/dev/null || true
 }
 
+# The kernel stacks of tasks in D state and of what scenarios run (fio,
+# dd, lraidctl, mdadm, lraid's threads): why a time limit was reached.
+stacks() {
+	local p st comm
+	for p in /proc/[0-9]*; do
+		st=$(awk '/^State:/ { print $2 }' "$p/status" 2>/dev/null) ||
+			continue
+		comm=$(cat "$p/comm" 2>/dev/null) || continue
+		case $st:$comm in
+		D:* | *:fio | *:dd | *:lraidctl | *:mdadm | *:lraid*) ;;
+		*) continue ;;
+		esac
+		echo "task ${p#/proc/} ($comm), state $st:"
+		sed 's/^/    /' "$p/stack" 2>/dev/null
+	done
+}
+export -f sweep
+# A sweep still not done after this long is stuck (a task waiting for I/O
+# that never ends): the run stops there rather than wait for vm-run's limit
+sweep_limit=${LRAID_SWEEP_TIMEOUT:-300}
+
 if [ $# -gt 0 ]; then
 	tests=("$@")
 else
@@ -102,11 +124,28 @@ for t in "${tests[@]}"; do
 	timeout -k 10 "$limit" bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(($(date +%s) - start))
-	[ $rc = 124 ] && echo "time limit of ${limit}s reached" >>"$log"
+	if [ $rc = 124 ]; then
+		{
+			echo "time limit of ${limit}s reached; tasks left:"
+			stacks
+		} >>"$log"
+	fi
 	# Leave nothing behind for the next scenario: what a scenario that
 	# passed left configured fails it; a module that will not unload (a
 	# reference leaked) fails it too.
-	left=$(sweep)
+	# (to a file: a task stuck in D state would hold a pipe open forever)
+	timeout -k 10 "$sweep_limit" bash -c sweep >"$log.left"
+	src=$?
+	left=$(cat "$log.left")
+	if [ $src = 124 ] || [ $src = 137 ]; then
+		{
+			echo "cleanup after $name still running after ${sweep_limit}s; tasks:"
+			stacks
+		} >>"$log"
+		echo "FAIL: $LRAID_KVER/$name (cleanup stuck: no further scenarios run)"
+		sed 's/^/    /' "$log" | tail -120
+		exit 1
+	fi
 	if [ -n "$left" ]; then
 		{
 			echo "left behind after $name (now removed):"
@@ -139,10 +178,10 @@ for t in "${tests[@]}"; do
 	77) echo "SKIP: $LRAID_KVER/$name ($(tail -1 "$log"))" ;;
 	*)
 		echo "FAIL: $LRAID_KVER/$name (exit $rc, ${secs}s)"
-		sed 's/^/    /' "$log" | tail -60
+		sed 's/^/    /' "$log" | tail -100
 		fail=1
 		;;
 	esac
-	rm -f "$log" "$klog" "$klog.s"
+	rm -f "$log" "$log.left" "$klog" "$klog.s"
 done
 exit $fail
