@@ -10,6 +10,10 @@
 #   - the same array (UUID) a second time under another number: RAID6 on
 #     four members split into two pairs would otherwise run twice and
 #     diverge;
+#   - superblocks whose event count is within 2^32 of its limit
+#     (2^64 - 2^32): every later update could write one that no longer
+#     decodes. Refused (EINVAL, the reason in the kernel log), superblocks
+#     untouched; one event lower the array starts and its data reads back;
 #   - a stop racing opens of the array: a stop that succeeds must leave
 #     no opener behind. A reader opens the disk, reads it O_DIRECT for
 #     10 ms, closes it and opens it again 0-0.5 ms later, in a loop,
@@ -165,6 +169,67 @@ lr_klog_has "already runs as lraid0" ||
 [ "$(sbsum "${m[2]}" "${m[3]}")" = "$before" ] ||
 	lr_fail "the refused pair's superblocks changed"
 lr_log "the second pair refused while the first runs"
+stop
+
+# setevents DEV VALUE: set the superblock's event count (offset 0x58), and its
+# crc32c (offset 0xffc, computed with the field zero)
+setevents='
+import mmap, os, struct, sys
+poly, table = 0x82F63B78, []
+for i in range(256):
+    c = i
+    for _ in range(8):
+        c = (c >> 1) ^ poly if c & 1 else c >> 1
+    table.append(c)
+# around the page cache, which may hold the block as udev read it
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_DIRECT)
+buf = mmap.mmap(-1, 4096)
+if os.preadv(fd, [buf], 0) != 4096:
+    sys.exit("short read")
+sb = bytearray(buf)
+sb[0x58:0x60] = struct.pack("<Q", int(sys.argv[2]))
+sb[0xffc:0x1000] = bytes(4)
+crc = 0xFFFFFFFF
+for b in sb:
+    crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+sb[0xffc:0x1000] = struct.pack("<I", crc ^ 0xFFFFFFFF)
+buf[:] = sb
+if os.pwritev(fd, [buf], 0) != 4096:
+    sys.exit("short write")
+os.fsync(fd)
+os.close(fd)
+'
+lr_log "event count near its limit"
+fresh 5 3 16
+lr_fio /dev/lraid0 data "${job[@]}"
+stop
+# LRAID_SB_EVENTS_MAX - U32_MAX = 2^64 - 2^33 + 1: the most assemble takes
+# (past bash's signed arithmetic: written out)
+last=18446744065119617025 over=18446744065119617026
+for d in "${m[@]}"; do
+	python3 -c "$setevents" "$d" "$over" ||
+		lr_fail "set the event count of $d"
+done
+before=$(sbsum "${m[@]}")
+lr_klog_mark
+out=$("$LRAIDCTL" assemble lraid0 "${m[@]}" 2>&1) && {
+	stop
+	lr_fail "assembled at event count 2^64 - 2^33 + 2: $out"
+}
+lr_settle
+grep -q "Invalid argument" <<<"$out" ||
+	lr_fail "event count near its limit: not EINVAL: $out"
+lr_klog_has "too close to its limit" ||
+	lr_fail "event count near its limit: nothing in the kernel log"
+[ ! -e /sys/block/lraid0 ] || lr_fail "lraid0 left behind"
+[ "$(sbsum "${m[@]}")" = "$before" ] ||
+	lr_fail "a refused assemble changed a superblock"
+for d in "${m[@]}"; do
+	python3 -c "$setevents" "$d" "$last" ||
+		lr_fail "set the event count of $d"
+done
+started lraid0 "${m[@]}"
+lr_log "refused at 2^64 - 2^33 + 2 events, started at one less"
 stop
 
 lr_log "stop racing opens"
