@@ -88,7 +88,8 @@ sampler=$!
 set +e
 # Guest paths are host paths: the repository is shared read-write.
 # The guest does not inherit this environment: settings go on its command.
-LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-0} LRAID_VM_QEMU_OPTS=$icount scripts/vm-run --kernel "$kernel" --cpus "$cpus" --mem "$mem" -- \
+LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-0} LRAID_VM_QEMU_OPTS=$icount \
+	LRAID_VM_TCG_THREAD=multi scripts/vm-run --kernel "$kernel" --cpus "$cpus" --mem "$mem" -- \
 	env BENCH_LEVELS="$levels" "${benv[@]}" scripts/bench/guest.sh "$top/$out"
 rc=$?
 set -e

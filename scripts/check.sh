@@ -120,14 +120,12 @@ scenario_guest() { # kernel kind [scenario...]
 # A guest whose QEMU stopped answering (vm-run's exit 75: not the guest,
 # which would have answered the NMI with its backtraces) runs once more,
 # for the scenarios it had not reported on.
-scenario_stage() { # kernel kind [scenario...]
+scenario_run() { # kernel kind scenario...
 	local out rc t left=()
-	scripts/build-for "$1" >/dev/null || return 1
 	out=$(mktemp)
 	scenario_guest "$@" | tee "$out"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" = 75 ]; then
-		[ $# -gt 1 ] || set -- "$1" scripts/tests/[0-9][0-9][0-9]-*.sh
 		for t in "${@:2}"; do
 			grep -Eq "^(PASS|FAIL|SKIP): $1/$(basename "$t" .sh) " "$out" ||
 				left+=("$t")
@@ -139,6 +137,12 @@ scenario_stage() { # kernel kind [scenario...]
 	fi
 	rm -f "$out"
 	return "$rc"
+}
+
+scenario_stage() { # kernel kind [scenario...]
+	scripts/build-for "$1" >/dev/null || return 1
+	[ $# -gt 1 ] || set -- "$1" scripts/tests/[0-9][0-9][0-9]-*.sh
+	scenario_run "$@"
 }
 
 # harness_case KERNEL WHAT SEEN CMD: vm-run must fail a guest (that WHAT)

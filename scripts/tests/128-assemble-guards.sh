@@ -84,6 +84,31 @@ refused() {
 		lr_fail "a refused assemble changed a superblock"
 }
 
+# not_assembled WHAT ERR KLOG NAME ARGS... -- DEV...: `lraidctl assemble
+# NAME ARGS...` must fail with the error text ERR, the kernel log must say
+# KLOG, NAME must not exist, and the superblocks of DEV... must not change
+not_assembled() {
+	local what=$1 err=$2 klog=$3 name=$4 args=() before out
+	shift 4
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	before=$(sbsum "$@")
+	lr_klog_mark
+	out=$("$LRAIDCTL" assemble "$name" "${args[@]}" 2>&1) && {
+		"$LRAIDCTL" stop "$name" >/dev/null 2>&1 || true
+		lr_fail "$what: assembled: $out"
+	}
+	lr_settle
+	grep -q "$err" <<<"$out" || lr_fail "$what: not \"$err\": $out"
+	lr_klog_has "$klog" || lr_fail "$what: nothing in the kernel log"
+	[ ! -e "/sys/block/$name" ] || lr_fail "$what: $name left behind"
+	[ "$(sbsum "$@")" = "$before" ] ||
+		lr_fail "$what: a superblock changed"
+}
+
 # started ARGS...: assemble ARGS... must start lraid0, and the data read back
 started() {
 	"$LRAIDCTL" assemble "$@" >/dev/null 2>"$LR_TMP/asm" ||
@@ -154,20 +179,9 @@ fresh 6 4 48
 lr_fio /dev/lraid0 data "${job[@]}"
 stop
 started --run lraid0 "${m[0]}" "${m[1]}"
-before=$(sbsum "${m[2]}" "${m[3]}")
-lr_klog_mark
-out=$("$LRAIDCTL" assemble --run lraid1 "${m[2]}" "${m[3]}" 2>&1) && {
-	"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
-	lr_fail "the same array assembled twice: $out"
-}
-lr_settle
-grep -q "Device or resource busy" <<<"$out" ||
-	lr_fail "second assembly of one array: not EBUSY: $out"
-lr_klog_has "already runs as lraid0" ||
-	lr_fail "second assembly of one array: nothing in the kernel log"
-[ ! -e /sys/block/lraid1 ] || lr_fail "lraid1 left behind"
-[ "$(sbsum "${m[2]}" "${m[3]}")" = "$before" ] ||
-	lr_fail "the refused pair's superblocks changed"
+not_assembled "the same array a second time" "Device or resource busy" \
+	"already runs as lraid0" lraid1 --run "${m[2]}" "${m[3]}" -- \
+	"${m[2]}" "${m[3]}"
 lr_log "the second pair refused while the first runs"
 stop
 
@@ -210,20 +224,8 @@ for d in "${m[@]}"; do
 	python3 -c "$setevents" "$d" "$over" ||
 		lr_fail "set the event count of $d"
 done
-before=$(sbsum "${m[@]}")
-lr_klog_mark
-out=$("$LRAIDCTL" assemble lraid0 "${m[@]}" 2>&1) && {
-	stop
-	lr_fail "assembled at event count 2^64 - 2^33 + 2: $out"
-}
-lr_settle
-grep -q "Invalid argument" <<<"$out" ||
-	lr_fail "event count near its limit: not EINVAL: $out"
-lr_klog_has "too close to its limit" ||
-	lr_fail "event count near its limit: nothing in the kernel log"
-[ ! -e /sys/block/lraid0 ] || lr_fail "lraid0 left behind"
-[ "$(sbsum "${m[@]}")" = "$before" ] ||
-	lr_fail "a refused assemble changed a superblock"
+not_assembled "event count 2^64 - 2^33 + 2" "Invalid argument" \
+	"too close to its limit" lraid0 "${m[@]}" -- "${m[@]}"
 for d in "${m[@]}"; do
 	python3 -c "$setevents" "$d" "$last" ||
 		lr_fail "set the event count of $d"
