@@ -90,7 +90,10 @@ export -f sweep
 # that never ends): the run stops there rather than wait for vm-run's limit
 sweep_limit=${LRAID_SWEEP_TIMEOUT:-300}
 
-if [ $# -gt 0 ]; then
+if [ $# -eq 1 ] && [ "${1:0:1}" = @ ]; then
+	# @FILE: the scenarios listed in FILE, one path a line
+	mapfile -t tests <"${1:1}"
+elif [ $# -gt 0 ]; then
 	tests=("$@")
 else
 	tests=("$top"/scripts/tests/[0-9][0-9][0-9]-*.sh)
