@@ -117,9 +117,10 @@ scenario_guest() { # kernel kind [scenario...]
 		scripts/guest/scenarios.sh "${@:2}"
 }
 
-# A guest whose QEMU stopped answering (vm-run's exit 75: not the guest,
-# which would have answered the NMI with its backtraces) runs once more,
-# for the scenarios it had not reported on.
+# A guest that ran no test (vm-run's exit 75: its QEMU stopped answering,
+# or its kernel never started the command) runs once more, for the
+# scenarios it had not reported on; a guest that froze or died while
+# running them fails the stage.
 # The list goes to the guest in a file ("@FILE"): on its kernel command
 # line (vng passes the command there), all the scenarios' paths overflow
 # the 2048 bytes x86 allows, and the kernel panics early in its boot.
