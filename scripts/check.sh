@@ -154,13 +154,18 @@ scenario_stage() { # kernel kind [scenario...]
 	scenario_run "$@"
 }
 
-# harness_case KERNEL WHAT SEEN CMD: vm-run must fail a guest (that WHAT)
-# running CMD, and its output must hold the fixed string SEEN.
+# harness_case KERNEL WHAT SEEN CMD [RC]: vm-run must fail a guest (that
+# WHAT) running CMD, with exit status RC if given, and its output must hold
+# the fixed string SEEN.
 harness_case() {
-	local out
-	if out=$(scripts/vm-run --kernel "$1" -- sh -c "$4" 2>&1); then
+	local out rc=0
+	out=$(scripts/vm-run --kernel "$1" -- sh -c "$4" 2>&1) || rc=$?
+	if [ "$rc" = 0 ]; then
 		echo "$out"
 		echo "FAIL: harness: vm-run passed a guest that $2"
+	elif [ -n "${5:-}" ] && [ "$rc" != "$5" ]; then
+		echo "$out"
+		echo "FAIL: harness: vm-run failed a guest that $2 with exit $rc, not $5"
 	elif grep -qF -- "$3" <<<"$out"; then
 		echo "PASS: harness: vm-run fails a guest that $2"
 	else
@@ -174,9 +179,12 @@ harness_case() {
 # show the panic of a guest that died, which only its console holds; and
 # take a guest whose heartbeat stops for frozen, and show the backtraces
 # its NMI brings (a real freeze cannot be had on demand: the heartbeat's
-# shell is stopped instead).
+# shell is stopped instead); and answer a guest that never started its
+# command (its kernel stopped while it booted) with exit 75, for
+# scenario_run to try once more (the heartbeat's shell is stopped and its
+# file, which the guest writes first, removed).
 harness_check() {
-	local k
+	local k nostart
 	k=$(guest_kernel)
 	scripts/build-kernel.sh "$k" >/dev/null || return 1
 	harness_case "$k" "logged a WARNING" 'kernel reported problems (kmsg)' \
@@ -187,6 +195,14 @@ harness_check() {
 	LRAID_VM_STALL=30 harness_case "$k" "froze" \
 		'Kernel panic - not syncing: NMI: Not continuing' \
 		'sleep 8; kill -STOP $(ps -o ppid= -C sleep | head -1); sleep 900'
+	# shellcheck disable=SC2016 # expanded in the guest
+	nostart='until hb=$(ps -o ppid= -C sleep | head -1); [ -n "$hb" ]; do :; done; '
+	# shellcheck disable=SC2016
+	nostart+='kill -STOP $hb; g=$(ps -o args= -p $hb | cut -d" " -f2); '
+	# shellcheck disable=SC2016
+	nostart+='rm "${g%/*}/beat" && sleep 900'
+	LRAID_VM_STALL=30 harness_case "$k" "never started its command" \
+		'the guest had not started its command after' "$nostart" 75
 }
 
 # Scenarios that need the test kernel ("# kernels: test debug"), on it.
