@@ -184,25 +184,24 @@ harness_case() {
 # scenario_run to try once more (the heartbeat's shell is stopped and its
 # file, which the guest writes first, removed).
 harness_check() {
-	local k nostart
+	local k stop_hb
 	k=$(guest_kernel)
 	scripts/build-kernel.sh "$k" >/dev/null || return 1
 	harness_case "$k" "logged a WARNING" 'kernel reported problems (kmsg)' \
 		'echo "WARNING: vm-run self-check" >/dev/kmsg; dmesg -C'
 	harness_case "$k" "panicked" 'Kernel panic - not syncing: sysrq triggered crash' \
 		'echo 1 >/proc/sys/kernel/sysrq; echo c >/proc/sysrq-trigger'
+	# in the guest: stop the heartbeat's shell (the parent of its sleep),
+	# its PID in $hb
 	# shellcheck disable=SC2016 # expanded in the guest
+	stop_hb='until hb=$(ps -o ppid= -C sleep | head -1); [ -n "$hb" ]; do :; done; kill -STOP $hb; '
 	LRAID_VM_STALL=30 harness_case "$k" "froze" \
 		'Kernel panic - not syncing: NMI: Not continuing' \
-		'sleep 8; kill -STOP $(ps -o ppid= -C sleep | head -1); sleep 900'
+		"${stop_hb}sleep 900"
 	# shellcheck disable=SC2016 # expanded in the guest
-	nostart='until hb=$(ps -o ppid= -C sleep | head -1); [ -n "$hb" ]; do :; done; '
-	# shellcheck disable=SC2016
-	nostart+='kill -STOP $hb; g=$(ps -o args= -p $hb | cut -d" " -f2); '
-	# shellcheck disable=SC2016
-	nostart+='rm "${g%/*}/beat" && sleep 900'
 	LRAID_VM_STALL=30 harness_case "$k" "never started its command" \
-		'the guest had not started its command after' "$nostart" 75
+		'the guest had not started its command after' \
+		"$stop_hb"'g=$(ps -o args= -p $hb | cut -d" " -f2); rm "${g%/*}/beat" && sleep 900' 75
 }
 
 # Scenarios that need the test kernel ("# kernels: test debug"), on it.
