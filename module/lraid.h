@@ -80,6 +80,7 @@
 #define LRAID_H
 
 #include <linux/bio.h>
+#include <linux/bitops.h>
 #include <linux/blkdev.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -356,6 +357,18 @@ void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr);
 void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d);
 void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d);
 int lraid_worker_fn(void *data);
+
+/*
+ * More members failed than parity covers? Writes, discards and
+ * write-zeroes that finish then fail, as md fails the writes of its
+ * stripes once the array has failed: what they left to parity on a failed
+ * member, or wrote to one that failed meanwhile, cannot be read back.
+ */
+static inline bool lraid_array_lost(const struct lraid_array *a)
+{
+	return hweight32(READ_ONCE(a->failed)) >
+	       a->geom.nr_members - a->geom.nr_data;
+}
 
 /*
  * A write piece (worker), a full-stripe discard or a flush (any context)

@@ -118,13 +118,6 @@ int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond)
 	return 1;
 }
 
-/* More members failed than parity covers? */
-static bool lraid_array_lost(const struct lraid_array *a)
-{
-	return hweight32(READ_ONCE(a->failed)) >
-	       a->geom.nr_members - a->geom.nr_data;
-}
-
 static void lraid_fail_work(struct work_struct *work)
 {
 	struct lraid_array *a = container_of(to_delayed_work(work),
@@ -148,7 +141,7 @@ bool __lraid_hold(struct lraid_array *a, struct list_head *node,
 	return hold;
 }
 
-/* Complete the caller of a held piece; the array is lost if !@ok. */
+/* Complete the caller of a held piece; it fails unless @ok. */
 static void lraid_held_endio(struct lraid_array *a, struct bio *bio, bool ok)
 {
 	if (!ok)
@@ -162,7 +155,11 @@ static void lraid_held_endio(struct lraid_array *a, struct bio *bio, bool ok)
  * member took it (!@ok: the array is lost, and the held writes fail).
  * Complete the held writes once no failed member is left unrecorded; a
  * member that failed during the pass keeps them until the next one, which
- * its failure has queued. Process context, a->sb_mutex held.
+ * its failure has queued. Writes and discards fail too if more members
+ * failed meanwhile than parity covers: a held write stood on parity for
+ * the member that failed it. Flushes do not: an empty flush answers for
+ * the members left, held or not (lraid_flush()). Process context,
+ * a->sb_mutex held.
  */
 void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 {
@@ -172,6 +169,7 @@ void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 	LIST_HEAD(dranges);
 	LIST_HEAD(flushes);
 	LIST_HEAD(done);
+	bool lost;
 
 	lockdep_assert_held(&a->sb_mutex);
 	spin_lock_irq(&a->held_lock);
@@ -184,18 +182,19 @@ void lraid_held_release(struct lraid_array *a, u32 recorded, bool ok)
 		list_splice_init(&a->held_flushes, &flushes);
 	}
 	spin_unlock_irq(&a->held_lock);
+	lost = !ok || lraid_array_lost(a);
 
 	list_for_each_entry_safe(wr, tmp, &done, wait) {
 		struct bio *bio = wr->bio;
 
 		mempool_free(wr, a->wreq_pool);
-		lraid_held_endio(a, bio, ok);
+		lraid_held_endio(a, bio, !lost);
 	}
 	list_for_each_entry_safe(d, dtmp, &dranges, node) {
 		struct bio *bio = d->bio;
 
 		mempool_free(d, a->drange_pool);
-		lraid_held_endio(a, bio, ok);
+		lraid_held_endio(a, bio, !lost);
 	}
 	list_for_each_entry_safe(f, ftmp, &flushes, node) {
 		if (!ok)
@@ -879,7 +878,9 @@ static void lraid_drange_put(struct lraid_drange *d)
 	if (unlikely(notsupp))
 		lraid_drange_notsupp(d, notsupp);
 	lraid_drange_end(a, d);
-	if (lraid_hold(a, &d->node, &a->held_dranges))
+	if (unlikely(lraid_array_lost(a)))
+		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
+	else if (lraid_hold(a, &d->node, &a->held_dranges))
 		return;
 	mempool_free(d, a->drange_pool);
 	bio_endio(bio);

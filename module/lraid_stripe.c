@@ -874,6 +874,8 @@ static void lraid_op_release(struct lraid_op *op)
 	lraid_op_free_pages(op, a->geom.nr_members);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
+	else if (!(wr->flags & LRAID_WREQ_READ) && unlikely(lraid_array_lost(a)))
+		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
 	if (!(wr->flags & LRAID_WREQ_READ) && lraid_hold(a, &wr->wait, &a->held)) {
 		/* completes once the superblocks record the failed member */
 	} else {

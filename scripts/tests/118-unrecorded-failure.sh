@@ -24,6 +24,12 @@
 #    (md only logs member flush errors). With roles 0 and 1 failing
 #    flushes too, one more than RAID6 covers, the flush fails, and so
 #    does a discard of whole stripes (as a write would).
+#  - RAID5 x5: a write held for the record of role 1 (as above) fails if
+#    role 2 fails a write before the record lands: the block it left to
+#    parity for role 1 cannot be read back any more (md fails the writes
+#    of a failed array's stripes). So does, with role 1 already failed, a
+#    write into role 1's block whose P write role 4 keeps back while role
+#    2 fails.
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -192,4 +198,75 @@ fi
 for i in 0 1 3; do
 	dmsetup message "${LR_BAD_DM[i]}" 0 fail_flushes 0
 done
-echo "PASS: writes, discards and flushes wait until the failed member is recorded"
+
+# fails WHAT: the background $writer fails once the held writes go
+fails() {
+	local rc=0
+	release
+	wait "$writer" || rc=$?
+	writer=
+	[ "$rc" != 0 ] || lr_fail "$1 succeeded"
+}
+# fresh: a new RAID5 x5 (chunk 64K) over the same members, holding $want;
+# stripe 0 has P on role 4 and data on roles 0-3, stripe 1 P on role 3
+# and data on roles 4, 0, 1 and 2 (role 2's chunk at 448K)
+fresh() {
+	local i
+	"$LRAIDCTL" stop lraid0 || lr_fail stop
+	for i in 0 1 2 3 4; do
+		dmsetup message "${LR_BAD_DM[i]}" 0 fail_writes 0
+	done
+	lr_create lraid0 --level 5 --chunk 64K "${LR_BAD[@]}"
+	dd if="$LR_TMP/want" of=/dev/lraid0 bs=1M oflag=direct status=none ||
+		lr_fail "write"
+}
+
+lr_log "RAID5: a write held for the record of role 1 fails once role 2 fails too"
+fresh
+hold 0 2 3 4
+dmsetup message "${LR_BAD_DM[1]}" 0 fail_writes 1 || lr_fail "fail_writes"
+# role 1's chunk of stripe 0: the write stands on P for role 1's block
+dd if="$LR_TMP/new" of=/dev/lraid0 bs=4k seek=16 count=1 oflag=direct \
+	conv=notrunc status=none 2>"$LR_TMP/err" &
+writer=$!
+waits "a write failed on role 1"
+dmsetup message "${LR_BAD_DM[2]}" 0 fail_writes 1 || lr_fail "fail_writes"
+# role 2's chunk of stripe 1: fails there, and waits for the record too
+dd if="$LR_TMP/new" of=/dev/lraid0 bs=4k seek=112 count=1 oflag=direct \
+	conv=notrunc status=none 2>/dev/null &
+second=$!
+failed() {
+	for _ in $(seq 300); do
+		"$LRAIDCTL" detail lraid0 | grep -q "FAILED" && return
+		sleep 0.1
+	done
+	lr_fail "detail does not say FAILED: $("$LRAIDCTL" detail lraid0)"
+}
+failed
+fails "a write that stood on parity for role 1, answered after role 2 failed,"
+if wait "$second"; then
+	lr_fail "a write that failed on role 2 with role 1 failed succeeded"
+fi
+
+lr_log "RAID5, role 1 failed: a write that stands on P fails when role 2 fails before it is answered"
+fresh
+"$LRAIDCTL" fail lraid0 "${LR_BAD[1]}" || lr_fail "fail role 1"
+# role 4 keeps back the writes to stripe 0's P (its data area from 1 MiB)
+keep=(4)
+dmsetup message "${LR_BAD_DM[4]}" 0 hold 2048 128 || lr_fail "hold"
+dd if="$LR_TMP/new" of=/dev/lraid0 bs=4k seek=16 count=1 oflag=direct \
+	conv=notrunc status=none 2>"$LR_TMP/err" &
+writer=$!
+for _ in $(seq 300); do
+	[ "$(held)" -gt 0 ] && break
+	sleep 0.1
+done
+[ "$(held)" -gt 0 ] || lr_fail "the write to role 1's block never reached P"
+dmsetup message "${LR_BAD_DM[2]}" 0 fail_writes 1 || lr_fail "fail_writes"
+if dd if="$LR_TMP/new" of=/dev/lraid0 bs=4k seek=112 count=1 oflag=direct \
+	conv=notrunc status=none 2>/dev/null; then
+	lr_fail "a write that failed on role 2 with role 1 failed succeeded"
+fi
+failed
+fails "a write whose block only P held, answered after role 2 failed,"
+echo "PASS: writes, discards and flushes wait until the failed member is recorded, and fail if the array is lost meanwhile"
