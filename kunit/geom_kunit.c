@@ -394,9 +394,20 @@ static void geom_invalid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 4, 65536, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 4, 65536, 127), -EINVAL);
 
+	/* an array whose size in bytes would not fit a loff_t: 2^54 sectors */
+	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 3, 4096, 1ull << 53),
+			-EFBIG);
+	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 6, 32, 4096, ~0ull), -EFBIG);
+	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 32, 1 << 20,
+					      (1ull << 54) / 31 + 2048), -EFBIG);
+
 	/* limits that are fine */
 	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 3, 4096, 8), 0);
 	KUNIT_EXPECT_EQ(test, g.array_sectors, 16ull);
+	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 3, 4096,
+					      (1ull << 53) - 1), 0);
+	KUNIT_EXPECT_EQ(test, g.array_sectors, (1ull << 54) - 16);
+	KUNIT_EXPECT_EQ(test, g.array_sectors, LRAID_MAX_ARRAY_SECTORS - 15);
 	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 6, 4, 4096, 8), 0);
 	KUNIT_EXPECT_EQ(test, lraid_geom_init(&g, 5, 32, 1 << 20, 2048), 0);
 	KUNIT_EXPECT_EQ(test, g.nr_data, 31);

@@ -240,9 +240,11 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
  * are written again with that recorded: one bad member must not leave the
  * rest behind. Then it fails only if no member took the superblock.
  * Writes held for an unrecorded failed member (lraid_hold()) complete
- * once a pass records it.
+ * once a pass records it. The superblocks record the failed set, or
+ * *@record if given (lraid_array_start() undoing a start).
  */
-static int lraid_sb_write_all(struct lraid_array *a, bool strict)
+static int lraid_sb_write_all(struct lraid_array *a, bool strict,
+			      const u32 *record)
 {
 	struct lraid_sb_info *sb = a->sb_buf;
 	struct page *page = a->sb_page;
@@ -259,7 +261,7 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict)
 		for (i = 0; i < a->geom.nr_members; i++) {
 			if (failed & BIT(i))
 				continue;
-			lraid_sb_fill(a, sb, i, failed);
+			lraid_sb_fill(a, sb, i, record ? *record : failed);
 			lraid_sb_encode(sb, page_address(page));
 			err = lraid_sb_io(a->members[i].b.bdev, page,
 					  REQ_OP_WRITE | REQ_SYNC |
@@ -528,16 +530,23 @@ static void lraid_array_abort(struct lraid_array *a)
  * for create). A failure after the active state was written writes
  * @was_clean back: nothing was in flight when the disk went away, so
  * parity is no staler than it was, and a clean array does not become one
- * that is refused when assembled degraded. The event count stays: a
- * member that could not take the first pass stays one event behind, not
- * two (stale), and the array assembles whole once it takes writes again.
+ * that is refused when assembled degraded. The failed set recorded is
+ * @undo_failed (the roles recorded failed before, and those --force took
+ * back: not usable without it) and the members that failed while the
+ * disk was live, but not the roles the start left out: a member missing
+ * from a degraded start that never ran missed nothing, and must not lose
+ * its place for good. The event count stays: a member that could not
+ * take the first pass stays one event behind, not two (stale), and the
+ * array assembles whole once it takes writes again.
  */
-static int lraid_array_start(struct lraid_array *a, bool was_clean)
+static int lraid_array_start(struct lraid_array *a, bool was_clean,
+			     u32 undo_failed)
 {
+	u32 left_out = READ_ONCE(a->failed) & ~undo_failed, record;
 	int ret;
 
 	mutex_lock(&a->sb_mutex);
-	ret = lraid_sb_write_all(a, true);
+	ret = lraid_sb_write_all(a, true, NULL);
 	mutex_unlock(&a->sb_mutex);
 	if (!ret)
 		ret = lraid_array_run(a);
@@ -545,7 +554,8 @@ static int lraid_array_start(struct lraid_array *a, bool was_clean)
 		return 0;
 	mutex_lock(&a->sb_mutex);
 	a->clean = was_clean;
-	if (lraid_sb_write_all(a, true))
+	record = (READ_ONCE(a->failed) & ~left_out) | undo_failed;
+	if (lraid_sb_write_all(a, true, &record))
 		pr_err("lraid%d: could not restore the superblocks after a failed start\n",
 		       a->index);
 	mutex_unlock(&a->sb_mutex);
@@ -723,6 +733,11 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	if (!ret)
 		ret = lraid_geom_init(&a->geom, args->level, args->nr_members,
 				      args->chunk_bytes, sb.data_size);
+	if (ret == -EFBIG) {
+		pr_warn_ratelimited("create: members too large (%llu sectors): the array would exceed %llu sectors\n",
+				    min_sectors, LRAID_MAX_ARRAY_SECTORS);
+		goto out_abort;
+	}
 	if (ret) {
 		pr_warn_ratelimited("create: members too small (%llu sectors) for the layout: %d\n",
 				    min_sectors, ret);
@@ -753,7 +768,7 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 		if (ret)
 			goto out_abort;
 	}
-	ret = lraid_array_start(a, true);
+	ret = lraid_array_start(a, true, 0);
 	if (ret)
 		return ret;
 	pr_info("lraid%d: created RAID%u, %u members, chunk %u KiB, %llu sectors\n",
@@ -824,12 +839,12 @@ static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
  * superblock records failed are not used, their devices are released.
  * Refuses when more roles are unusable than the level survives, unless
  * @force: then, as mdadm --assemble --force, the freshest of those are used
- * too until the level can run. Leaves a->members[] in role order and the
- * unusable roles in a->failed.
+ * too until the level can run. Leaves a->members[] in role order, the
+ * unusable roles in a->failed and those --force took back in *@forced.
  */
 static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				const struct lraid_sb_info *sbs,
-				unsigned int newest, bool force)
+				unsigned int newest, bool force, u32 *forced)
 {
 	unsigned int i, fresh, strict;
 	struct lraid_member *tmp;
@@ -858,16 +873,18 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				", recorded failed" : "");
 		else if ((r.stale & BIT(sbs[i].role)) &&
 			 !lraid_sb_in_sync(&sbs[i]))
-			pr_warn("lraid%d: %pg (role %u) is stale: rebuilt only up to sector %llu; not used\n",
-				a->index, a->members[i].b.bdev, sbs[i].role,
-				sbs[i].recovery_offset);
+			pr_warn_ratelimited("lraid%d: %pg (role %u) is stale: rebuilt only up to sector %llu; not used\n",
+					    a->index, a->members[i].b.bdev,
+					    sbs[i].role, sbs[i].recovery_offset);
 		else if (r.stale & BIT(sbs[i].role))
-			pr_warn("lraid%d: %pg (role %u) is stale (not fresh): events %llu, array at %llu; not used\n",
-				a->index, a->members[i].b.bdev, sbs[i].role,
-				sbs[i].events, sbs[newest].events);
+			pr_warn_ratelimited("lraid%d: %pg (role %u) is stale (not fresh): events %llu, array at %llu; not used\n",
+					    a->index, a->members[i].b.bdev,
+					    sbs[i].role, sbs[i].events,
+					    sbs[newest].events);
 		else if (r.failed & BIT(sbs[i].role))
-			pr_warn("lraid%d: %pg (role %u) is stale: recorded failed; not used\n",
-				a->index, a->members[i].b.bdev, sbs[i].role);
+			pr_warn_ratelimited("lraid%d: %pg (role %u) is stale: recorded failed; not used\n",
+					    a->index, a->members[i].b.bdev,
+					    sbs[i].role);
 	}
 	if (ret) {
 		pr_warn_ratelimited("lraid%d: not assembled: RAID%u with %u members has %u missing, %u failed and %u stale roles; it survives at most %u\n",
@@ -890,6 +907,10 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	}
 	kfree(tmp);
 	a->failed = r.unusable;
+	*forced = 0;
+	for (i = 0; i < nr; i++)
+		if ((fresh & ~strict) & BIT(i))
+			*forced |= BIT(sbs[i].role);
 	return 0;
 }
 
@@ -919,6 +940,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	struct lraid_sb_info *sbs, *ref;
 	struct lraid_array *a;
 	unsigned int newest;
+	u32 forced;
 	bool clean;
 	int ret;
 
@@ -948,17 +970,22 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	ret = lraid_assemble_running(index, ref);
 	if (ret)
 		goto out_abort;
-	ret = lraid_assemble_roles(a, nr, sbs, newest, force);
+	ret = lraid_assemble_roles(a, nr, sbs, newest, force, &forced);
 	if (ret)
 		goto out_abort;
 	clean = ref->state & LRAID_SB_STATE_CLEAN;
 	if (!clean && a->failed && !force) {
-		pr_warn("lraid%d: not starting: not stopped cleanly and degraded (failed roles %#x): parity of stripes written at the time may be stale, so the blocks of the failed roles could be rebuilt wrong; --force starts it\n",
-			index, a->failed);
+		pr_warn_ratelimited("lraid%d: not starting: not stopped cleanly and degraded (failed roles %#x): parity of stripes written at the time may be stale, so the blocks of the failed roles could be rebuilt wrong; --force starts it\n",
+				    index, a->failed);
 		ret = -EUCLEAN;
 		goto out_abort;
 	}
 	ret = lraid_sb_geom(ref, &a->geom);
+	if (ret == -EFBIG) {
+		pr_warn_ratelimited("assemble: the array would exceed %llu sectors\n",
+				    LRAID_MAX_ARRAY_SECTORS);
+		goto out_abort;
+	}
 	if (ret) {
 		pr_warn_ratelimited("assemble: bad geometry\n");
 		goto out_abort;
@@ -979,7 +1006,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		pr_warn("lraid%d: array was not stopped cleanly; parity of stripes written at the time may be stale (resync is future work)\n",
 			index);
 	a->clean = false;
-	ret = lraid_array_start(a, clean);
+	ret = lraid_array_start(a, clean, ref->failed_mask | forced);
 	if (ret)
 		goto out_free;
 	if (a->failed)
@@ -1021,7 +1048,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 	mutex_lock(&a->sb_mutex);
 	a->events++;
 	a->clean = true;
-	if (lraid_sb_write_all(a, false))
+	if (lraid_sb_write_all(a, false, NULL))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
 	mutex_unlock(&a->sb_mutex);
 	lraid_members_close(a);
@@ -1122,7 +1149,7 @@ int lraid_array_record_failed(struct lraid_array *a)
 
 	mutex_lock(&a->sb_mutex);
 	a->events++;
-	ret = lraid_sb_write_all(a, false);
+	ret = lraid_sb_write_all(a, false, NULL);
 	if (ret)
 		pr_err("lraid%d: could not record the failed member\n", a->index);
 	mutex_unlock(&a->sb_mutex);

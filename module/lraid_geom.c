@@ -59,6 +59,8 @@ int lraid_geom_init(struct lraid_geom *g, unsigned int level,
 	if (!g->nr_stripes)
 		return -EINVAL;
 	g->member_sectors = g->nr_stripes << g->chunk_shift;
+	if (g->member_sectors > div_u64(LRAID_MAX_ARRAY_SECTORS, g->nr_data))
+		return -EFBIG;
 	g->array_sectors = g->member_sectors * g->nr_data;
 	return 0;
 }

@@ -27,6 +27,8 @@
 #define LRAID_MAX_CHUNK_BYTES	(1024u * 1024u)
 #define LRAID_MAX_MEMBERS	32u
 #define LRAID_NO_MEMBER		0xffu
+/* The largest block device: its size in bytes must fit a loff_t. */
+#define LRAID_MAX_ARRAY_SECTORS	((~0ULL >> 1) >> 9)
 
 struct lraid_geom {
 	u8 level;		/* 5 or 6 */
@@ -52,8 +54,9 @@ struct lraid_map {
 
 /*
  * Fill @g. @member_data_sectors is the usable size of the smallest member's
- * data area; it is rounded down to whole chunks. Returns 0, or -EINVAL when
- * level, member count or chunk size is out of range, or no stripe fits.
+ * data area; it is rounded down to whole chunks. Returns 0, -EINVAL when
+ * level, member count or chunk size is out of range, or no stripe fits, or
+ * -EFBIG when the array would be larger than LRAID_MAX_ARRAY_SECTORS.
  */
 int lraid_geom_init(struct lraid_geom *g, unsigned int level,
 		    unsigned int nr_members, u32 chunk_bytes,

@@ -481,6 +481,8 @@ static const char *errno_hint(int e)
 		return " (no such array, or members missing; see dmesg)";
 	case ENOSPC:
 		return " (members too small for this layout)";
+	case EFBIG:
+		return " (the array would be larger than a block device can be)";
 	case EINVAL:
 		return " (see dmesg for the field that was refused)";
 	case EBADMSG:
@@ -634,8 +636,8 @@ static const char *roles_str(uint32_t mask)
  * What the kernel will make of the members @paths[0..nm-1]: the same
  * superblock checks, run here on the same data, to say which roles are
  * missing, failed or not fresh. Returns 0 when the set can start, 1 when
- * too many roles are unusable, -1 when the set is not valid at all (the
- * kernel then refuses and says why).
+ * too many roles are unusable, -1 (printed) when the set is not valid at
+ * all, which the kernel would refuse for the same reason.
  */
 static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
 			  struct lraid_sb_roles *r, unsigned int *newest)
@@ -711,6 +713,7 @@ static int cmd_assemble(int argc, char **argv)
 {
 	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
 	struct lraid_ioc_assemble c = { 0 };
+	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	const struct lraid_sb_info *ref;
 	bool no_degraded = false, run = false;
 	struct lraid_sb_roles r;
@@ -749,10 +752,16 @@ static int cmd_assemble(int argc, char **argv)
 		    LRAID_MAX_MEMBERS_ABI);
 		return 1;
 	}
+	/* each member's own error (cannot open, given twice) once, first */
+	if (open_members(nm, argv + 2, fds))
+		return 1;
+	close_members(nm, fds);
 	have = assess_members(nm, argv + 2, sbs, &r, &newest);
+	if (have < 0)
+		return 1;	/* printed; the kernel would refuse the same */
 	ref = &sbs[newest];
 	lost = r.missing | r.stale;
-	if (have >= 0 && lost && no_degraded) {
+	if (lost && no_degraded) {
 		report_roles(nm, argv + 2, sbs, &r, newest);
 		err("assemble lraid%u refused (--no-degraded): it would start without role%s %s, last recorded working: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
@@ -840,6 +849,7 @@ static int cmd_stop(int argc, char **argv)
 		} else {
 			err("stop lraid%u failed: %s%s", c.index, strerror(e),
 			    e == EBUSY ? " (in use: mounted, open, or part of another device)" :
+			    e == ENODEV ? " (array not running)" :
 			    errno_hint(e));
 		}
 		close(ctl);

@@ -15,7 +15,10 @@
 #   - one that succeeds despite the failure (a fallback took over) gives a
 #     working array;
 #   - after the walk the array assembles and reads back what was written
-#     before it (sha256), so a failed assembly damaged no superblock.
+#     before it (sha256), so a failed assembly damaged no superblock;
+#   - a degraded start that fails after marking the members active (the
+#     last E points, each from the superblocks create wrote) records no
+#     role failed, and all five members then assemble whole.
 # The runner reads the kernel log for splats afterwards (kmemleak, KASAN
 # and lockdep on the debug kernel).
 # kernels: test debug
@@ -184,4 +187,73 @@ m6=("${m6[0]}" "${m6[1]}" "${m6[3]}" "${m6[4]}")
 walk m6 assemble --run lraid0 "${m6[@]}"
 lr_log "degraded assemble: $TOTAL allocation points, $FIRED of them failed in turn ($ABSORBED absorbed)"
 [ "$(data lraid0)" = "$want" ] || lr_fail "RAID6 reads other data after the walk"
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
+LR_ARRAYS=(lraid1)
+
+# A degraded start that fails once the members were marked active (the
+# last E allocation points: the disk going live) must leave the member it
+# lacked usable: recorded failed, it would stay out of the array for good
+# although the array never ran. Before each run the members' superblocks
+# go back to how create left them (no role recorded failed); a run that
+# got that far has moved the events on by one.
+lr_log "RAID6 x5, one member missing: degraded starts failing late"
+lr_members nullb 5 64
+m6=("${LR_M[@]}")
+lr_create lraid0 --level 6 --chunk 64K "${m6[@]}"
+dd if=/dev/urandom of=/dev/lraid0 bs=1M count=8 oflag=direct status=none ||
+	lr_fail "write"
+want=$(data lraid0)
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
+LR_ARRAYS=(lraid1)
+for i in "${!m6[@]}"; do
+	dd if="${m6[$i]}" of="$LR_TMP/sb$i" bs=4096 count=1 iflag=direct \
+		status=none || lr_fail "save the superblock of ${m6[$i]}"
+done
+restore() {
+	local i
+	for i in "${!m6[@]}"; do
+		dd if="$LR_TMP/sb$i" of="${m6[$i]}" bs=4096 count=1 \
+			oflag=direct conv=notrunc status=none ||
+			lr_fail "restore the superblock of ${m6[$i]}"
+	done
+}
+# events and failed_mask of MEMBER's superblock
+sbstate() {
+	"$LRAIDCTL" examine --json "$1" |
+		sed -n 's/.*"events": \([0-9]*\), "failed_mask": \([0-9]*\).*/\1 \2/p'
+}
+read -r ev0 fm < <(sbstate "${m6[0]}") || lr_fail "examine ${m6[0]}"
+[ "$fm" = 0 ] || lr_fail "a new array records failed roles: $fm"
+part=("${m6[0]}" "${m6[1]}" "${m6[3]}" "${m6[4]}")
+TOTAL=$(count assemble --run lraid0 "${part[@]}")
+reached=0
+for n in $(seq $((TOTAL > e ? TOTAL - e + 1 : 1)) "$TOTAL"); do
+	restore
+	rc=0
+	out=$(LD_PRELOAD=$preload LRAIDCTL_FAIL_NTH=$n \
+		"$LRAIDCTL" assemble --run lraid0 "${part[@]}" 2>&1) || rc=$?
+	lr_settle
+	if [ "$rc" = 0 ]; then
+		"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
+		continue
+	fi
+	clean "${m6[@]}"
+	read -r ev fm < <(sbstate "${m6[0]}") || lr_fail "n=$n: examine ${m6[0]}"
+	[ "$ev" -gt "$ev0" ] || continue
+	reached=$((reached + 1))
+	[ "$fm" = 0 ] ||
+		lr_fail "n=$n: a degraded start that failed recorded roles $fm failed"
+	"$LRAIDCTL" assemble lraid0 "${m6[@]}" >/dev/null ||
+		lr_fail "n=$n: all five do not assemble after a failed degraded start"
+	LR_ARRAYS=(lraid1 lraid0)
+	out=$("$LRAIDCTL" detail --json lraid0)
+	! grep -Eq 'degraded|FAILED|missing|faulty' <<<"$out" ||
+		lr_fail "n=$n: after a failed degraded start, all five assemble as: $out"
+	[ "$(data lraid0)" = "$want" ] || lr_fail "n=$n: RAID6 reads other data"
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
+	LR_ARRAYS=(lraid1)
+done
+lr_log "degraded starts failing late: $reached of the last $e points failed after marking the members active"
+[ "$reached" -gt 0 ] ||
+	lr_fail "no failed degraded start got as far as marking the members active"
 echo "PASS: every allocation of create and assemble may fail: clean error, nothing left, nothing lost"
