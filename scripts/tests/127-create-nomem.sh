@@ -174,15 +174,21 @@ lr_log "assemble: $TOTAL allocation points, $FIRED of them failed in turn ($ABSO
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
 LR_ARRAYS=(lraid1)
 
+# raid6: RAID6 x5 (chunk 64K) on new members, m6, holding 8 MiB written
+# at random, their sha256 in want; stopped
+raid6() {
+	lr_members nullb 5 64
+	m6=("${LR_M[@]}")
+	lr_create lraid0 --level 6 --chunk 64K "${m6[@]}"
+	dd if=/dev/urandom of=/dev/lraid0 bs=1M count=8 oflag=direct \
+		status=none || lr_fail "write"
+	want=$(data lraid0)
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
+	LR_ARRAYS=(lraid1)
+}
+
 lr_log "RAID6 x5, one member missing: degraded assemble"
-lr_members nullb 5 64
-m6=("${LR_M[@]}")
-lr_create lraid0 --level 6 --chunk 64K "${m6[@]}"
-dd if=/dev/urandom of=/dev/lraid0 bs=1M count=8 oflag=direct status=none ||
-	lr_fail "write"
-want=$(data lraid0)
-"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
-LR_ARRAYS=(lraid1)
+raid6
 m6=("${m6[0]}" "${m6[1]}" "${m6[3]}" "${m6[4]}")
 walk m6 assemble --run lraid0 "${m6[@]}"
 lr_log "degraded assemble: $TOTAL allocation points, $FIRED of them failed in turn ($ABSORBED absorbed)"
@@ -197,14 +203,7 @@ LR_ARRAYS=(lraid1)
 # go back to how create left them (no role recorded failed); a run that
 # got that far has moved the events on by one.
 lr_log "RAID6 x5, one member missing: degraded starts failing late"
-lr_members nullb 5 64
-m6=("${LR_M[@]}")
-lr_create lraid0 --level 6 --chunk 64K "${m6[@]}"
-dd if=/dev/urandom of=/dev/lraid0 bs=1M count=8 oflag=direct status=none ||
-	lr_fail "write"
-want=$(data lraid0)
-"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
-LR_ARRAYS=(lraid1)
+raid6
 for i in "${!m6[@]}"; do
 	dd if="${m6[$i]}" of="$LR_TMP/sb$i" bs=4096 count=1 iflag=direct \
 		status=none || lr_fail "save the superblock of ${m6[$i]}"
