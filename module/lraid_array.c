@@ -899,18 +899,18 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	if (!tmp)
 		return -ENOMEM;
 	memset(a->members, 0, sizeof(a->members));
+	*forced = 0;
 	for (i = 0; i < nr; i++) {
-		if (fresh & BIT(i))
-			a->members[sbs[i].role] = tmp[i];
-		else
+		if (!(fresh & BIT(i))) {
 			lraid_compat_close(&tmp[i].b);
+			continue;
+		}
+		a->members[sbs[i].role] = tmp[i];
+		if (!(strict & BIT(i)))
+			*forced |= BIT(sbs[i].role);
 	}
 	kfree(tmp);
 	a->failed = r.unusable;
-	*forced = 0;
-	for (i = 0; i < nr; i++)
-		if ((fresh & ~strict) & BIT(i))
-			*forced |= BIT(sbs[i].role);
 	return 0;
 }
 

@@ -441,31 +441,24 @@ static bool may_overwrite(int nm, char **paths, bool run)
 }
 
 /*
- * Open the members @paths[0..nm-1] and the control device, issue @req with
- * @arg (whose member_fds field is @fds_field), close everything. Returns 0
- * or the ioctl's errno (after printing why), -1 for any other failure.
+ * Issue @req with @arg (whose member_fds field is @fds_field) for the
+ * members open as @fds, which stay open. Returns 0 or the ioctl's errno
+ * (after printing why), -1 for any other failure.
  */
-static int member_ioctl(const char *verb, uint32_t index, int nm,
-			char **paths, unsigned long req, void *arg,
-			__u64 *fds_field)
+static int member_ioctl(const char *verb, uint32_t index, int32_t *fds,
+			unsigned long req, void *arg, __u64 *fds_field)
 {
-	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	int ctl, ret = 0;
 
-	if (open_members(nm, paths, fds))
-		return -1;
 	ctl = open_control();
-	if (ctl < 0) {
-		close_members(nm, fds);
+	if (ctl < 0)
 		return -1;
-	}
 	*fds_field = (uintptr_t)fds;
 	if (ioctl(ctl, req, arg)) {
 		ret = errno;
 		err("%s lraid%u failed: %s%s", verb, index, strerror(ret),
 		    errno_hint(ret));
 	}
-	close_members(nm, fds);
 	close(ctl);
 	return ret;
 }
@@ -510,8 +503,9 @@ static const struct option create_opts[] = {
 static int cmd_create(int argc, char **argv)
 {
 	struct lraid_ioc_create c = { 0 };
+	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	uint64_t chunk = 64 << 10;
-	int level = 0, nr_devs = 0, nm, opt;
+	int level = 0, nr_devs = 0, nm, opt, ret;
 	const char *name = NULL;
 	int first_member = -1;
 	bool run = false;
@@ -602,16 +596,22 @@ static int cmd_create(int argc, char **argv)
 		    strerror(EINVAL));
 		return 1;
 	}
-	if (!may_overwrite(nm, argv + first_member, run))
+	if (open_members(nm, argv + first_member, fds))
 		return 1;
+	if (!may_overwrite(nm, argv + first_member, run)) {
+		close_members(nm, fds);
+		return 1;
+	}
 	c.level = level;
 	c.nr_members = nm;
 	c.chunk_bytes = chunk;
 	if (!(c.flags & LRAID_CREATE_ASSUME_CLEAN) && isatty(STDERR_FILENO))
 		fprintf(stderr, "lraidctl: zeroing the members' data areas first: a full write of each\n"
 			"member without write-zeroes offload (interrupt to abort; --assume-clean skips it)\n");
-	if (member_ioctl("create", c.index, nm, argv + first_member,
-			 LRAID_IOC_CREATE, &c, &c.member_fds))
+	ret = member_ioctl("create", c.index, fds, LRAID_IOC_CREATE, &c,
+			   &c.member_fds);
+	close_members(nm, fds);
+	if (ret)
 		return 1;
 	printf("/dev/lraid%u\n", c.index);
 	return 0;
@@ -755,10 +755,10 @@ static int cmd_assemble(int argc, char **argv)
 	/* each member's own error (cannot open, given twice) once, first */
 	if (open_members(nm, argv + 2, fds))
 		return 1;
-	close_members(nm, fds);
+	ret = 1;
 	have = assess_members(nm, argv + 2, sbs, &r, &newest);
 	if (have < 0)
-		return 1;	/* printed; the kernel would refuse the same */
+		goto out;	/* printed; the kernel would refuse the same */
 	ref = &sbs[newest];
 	lost = r.missing | r.stale;
 	if (lost && no_degraded) {
@@ -766,18 +766,18 @@ static int cmd_assemble(int argc, char **argv)
 		err("assemble lraid%u refused (--no-degraded): it would start without role%s %s, last recorded working: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    strerror(ENODEV));
-		return 1;
+		goto out;
 	}
 	if (have == 0 && lost && !run && !(c.flags & LRAID_ASSEMBLE_FORCE)) {
 		report_roles(nm, argv + 2, sbs, &r, newest);
 		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed for good; offer every member, or start degraded with --run: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    strerror(ENODEV));
-		return 1;
+		goto out;
 	}
 	c.nr_members = nm;
-	ret = member_ioctl("assemble", c.index, nm, argv + 2,
-			   LRAID_IOC_ASSEMBLE, &c, &c.member_fds);
+	ret = member_ioctl("assemble", c.index, fds, LRAID_IOC_ASSEMBLE, &c,
+			   &c.member_fds);
 	if (ret) {
 		if (ret == ENODEV && have == 1) {
 			report_roles(nm, argv + 2, sbs, &r, newest);
@@ -790,7 +790,8 @@ static int cmd_assemble(int argc, char **argv)
 			err("lraid%u was not stopped cleanly and would start degraded: the parity of stripes being written then may be stale, so the blocks of the missing roles could be rebuilt wrong; --force starts it anyway",
 			    c.index);
 		}
-		return 1;
+		ret = 1;
+		goto out;
 	}
 	if (have == 1) {
 		/* too many roles unusable, yet started: only --force does that */
@@ -807,7 +808,9 @@ static int cmd_assemble(int argc, char **argv)
 		    roles_str(r.unusable));
 	}
 	printf("/dev/lraid%u\n", c.index);
-	return 0;
+out:
+	close_members(nm, fds);
+	return ret;
 }
 
 /* Whether array @index answers busy because its create is zeroing. */
