@@ -12,13 +12,16 @@
 #   - a create or assemble that fails says so (lraidctl: ...), leaves no
 #     disk, no holder link and no superblock marked active behind, and the
 #     members can be opened exclusively again (the next n creates on them);
-#   - one that succeeds despite the failure (a fallback took over) gives a
-#     working array;
+#   - one that succeeds despite the failure (a fallback took over) gives an
+#     array that reads, an assembled one what was written before the walk;
 #   - after the walk the array assembles and reads back what was written
 #     before it (sha256), so a failed assembly damaged no superblock;
 #   - a degraded start that fails after marking the members active (the
 #     last E points, each from the superblocks create wrote) records no
-#     role failed, and all five members then assemble whole.
+#     role failed, and all five members then assemble whole;
+#   - on RAID5 x4 with one role recorded failed and another stale, a
+#     forced start that fails that late records both failed, so the stale
+#     one is not used again without --force.
 # The runner reads the kernel log for splats afterwards (kmemleak, KASAN
 # and lockdep on the debug kernel).
 # kernels: test debug
@@ -133,6 +136,10 @@ walk() {
 		fi
 		if [ "$rc" = 0 ]; then
 			[ -b /dev/lraid0 ] || lr_fail "n=$n: succeeded without /dev/lraid0"
+			# it works: it reads, and an assembled one what it held
+			got=$(data lraid0) || lr_fail "n=$n: the array does not read"
+			[ -z "${want:-}" ] || [ "$got" = "$want" ] ||
+				lr_fail "n=$n: assembled despite the failure, reads other data"
 			"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
 		fi
 		clean "${mem[@]}"
@@ -204,42 +211,66 @@ LR_ARRAYS=(lraid1)
 # got that far has moved the events on by one.
 lr_log "RAID6 x5, one member missing: degraded starts failing late"
 raid6
-for i in "${!m6[@]}"; do
-	dd if="${m6[$i]}" of="$LR_TMP/sb$i" bs=4096 count=1 iflag=direct \
-		status=none || lr_fail "save the superblock of ${m6[$i]}"
-done
-restore() {
-	local i
-	for i in "${!m6[@]}"; do
-		dd if="$LR_TMP/sb$i" of="${m6[$i]}" bs=4096 count=1 \
-			oflag=direct conv=notrunc status=none ||
-			lr_fail "restore the superblock of ${m6[$i]}"
+# save MEMBER...: keep each member's superblock; restore MEMBER...: write
+# them back (the same members in the same order)
+save() {
+	local i=0 d
+	for d; do
+		dd if="$d" of="$LR_TMP/sb$i" bs=4096 count=1 iflag=direct \
+			status=none || lr_fail "save the superblock of $d"
+		i=$((i + 1))
 	done
 }
+restore() {
+	local i=0 d
+	for d; do
+		dd if="$LR_TMP/sb$i" of="$d" bs=4096 count=1 oflag=direct \
+			conv=notrunc status=none ||
+			lr_fail "restore the superblock of $d"
+		i=$((i + 1))
+	done
+}
+save "${m6[@]}"
 # events and failed_mask of MEMBER's superblock
 sbstate() {
 	"$LRAIDCTL" examine --json "$1" |
 		sed -n 's/.*"events": \([0-9]*\), "failed_mask": \([0-9]*\).*/\1 \2/p'
 }
+# late SAVED CHECKED CHECK LRAIDCTL-ARGS...: lraidctl ARGS with each of
+# its last E allocation points failing, each run from the superblocks
+# save() kept of the members in array SAVED. A run that failed must leave
+# the members in array CHECKED clean; one that failed after marking the
+# members active (events past ev0 on SAVED's first) is counted in REACHED
+# and checked by the function CHECK (with n, and fm the failed_mask that
+# run left).
+late() {
+	local -n late_sv=$1 late_ck=$2
+	local check=$3 rc out ev
+	shift 3
+	TOTAL=$(count "$@")
+	REACHED=0
+	for n in $(seq $((TOTAL > e ? TOTAL - e + 1 : 1)) "$TOTAL"); do
+		restore "${late_sv[@]}"
+		rc=0
+		out=$(LD_PRELOAD=$preload LRAIDCTL_FAIL_NTH=$n \
+			"$LRAIDCTL" "$@" 2>&1) || rc=$?
+		lr_settle
+		if [ "$rc" = 0 ]; then
+			"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
+			continue
+		fi
+		clean "${late_ck[@]}"
+		read -r ev fm < <(sbstate "${late_sv[0]}") ||
+			lr_fail "n=$n: examine ${late_sv[0]}"
+		[ "$ev" -gt "$ev0" ] || continue
+		REACHED=$((REACHED + 1))
+		"$check"
+	done
+}
 read -r ev0 fm < <(sbstate "${m6[0]}") || lr_fail "examine ${m6[0]}"
 [ "$fm" = 0 ] || lr_fail "a new array records failed roles: $fm"
 part=("${m6[0]}" "${m6[1]}" "${m6[3]}" "${m6[4]}")
-TOTAL=$(count assemble --run lraid0 "${part[@]}")
-reached=0
-for n in $(seq $((TOTAL > e ? TOTAL - e + 1 : 1)) "$TOTAL"); do
-	restore
-	rc=0
-	out=$(LD_PRELOAD=$preload LRAIDCTL_FAIL_NTH=$n \
-		"$LRAIDCTL" assemble --run lraid0 "${part[@]}" 2>&1) || rc=$?
-	lr_settle
-	if [ "$rc" = 0 ]; then
-		"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
-		continue
-	fi
-	clean "${m6[@]}"
-	read -r ev fm < <(sbstate "${m6[0]}") || lr_fail "n=$n: examine ${m6[0]}"
-	[ "$ev" -gt "$ev0" ] || continue
-	reached=$((reached + 1))
+late_degraded() {
 	[ "$fm" = 0 ] ||
 		lr_fail "n=$n: a degraded start that failed recorded roles $fm failed"
 	"$LRAIDCTL" assemble lraid0 "${m6[@]}" >/dev/null ||
@@ -251,8 +282,56 @@ for n in $(seq $((TOTAL > e ? TOTAL - e + 1 : 1)) "$TOTAL"); do
 	[ "$(data lraid0)" = "$want" ] || lr_fail "n=$n: RAID6 reads other data"
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
 	LR_ARRAYS=(lraid1)
-done
-lr_log "degraded starts failing late: $reached of the last $e points failed after marking the members active"
-[ "$reached" -gt 0 ] ||
+}
+late m6 m6 late_degraded assemble --run lraid0 "${part[@]}"
+lr_log "degraded starts failing late: $REACHED of the last $e points failed after marking the members active"
+[ "$REACHED" -gt 0 ] ||
 	lr_fail "no failed degraded start got as far as marking the members active"
+
+# A forced start that fails late must not leave the member --force took
+# back looking fresh: recorded as working at the new event count, it would
+# be used by the next assembly without --force, its missed writes unseen.
+# RAID5 x4 with role 3 recorded failed and role 2 given back a superblock
+# from before the last two passes (stale, not recorded failed): only
+# --force starts it, with role 2.
+lr_log "RAID5 x4, a stale member taken back by --force: starts failing late"
+lr_members nullb 4 64
+mf=("${LR_M[@]}")
+lr_create lraid0 --level 5 --chunk 64K "${mf[@]}"
+"$LRAIDCTL" fail lraid0 "${mf[3]}" >/dev/null || lr_fail "fail ${mf[3]}"
+dd if="${mf[2]}" of="$LR_TMP/sb-old2" bs=4096 count=1 iflag=direct \
+	status=none || lr_fail "save the superblock of ${mf[2]}"
+dd if=/dev/urandom of=/dev/lraid0 bs=1M count=8 oflag=direct status=none ||
+	lr_fail "write"
+want=$(data lraid0)
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
+"$LRAIDCTL" assemble lraid0 "${mf[@]:0:3}" >/dev/null ||
+	lr_fail "assemble without the failed role"
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
+LR_ARRAYS=(lraid1)
+dd if="$LR_TMP/sb-old2" of="${mf[2]}" bs=4096 count=1 oflag=direct \
+	conv=notrunc status=none || lr_fail "write back the old superblock"
+! "$LRAIDCTL" assemble --run lraid0 "${mf[@]}" >/dev/null 2>&1 ||
+	lr_fail "RAID5 with a failed and a stale role assembled without --force"
+save "${mf[@]}"
+read -r ev0 fm < <(sbstate "${mf[0]}") || lr_fail "examine ${mf[0]}"
+[ "$fm" = 8 ] || lr_fail "role 3 not recorded failed: $fm"
+# (role 3's superblock stays as it was when it failed: marked active)
+# shellcheck disable=SC2034 # used through late()'s nameref
+survivors=("${mf[@]:0:3}")
+late_forced() {
+	[ "$fm" = 12 ] ||
+		lr_fail "n=$n: a forced start that failed recorded failed roles $fm, not 12 (2 and 3)"
+	! "$LRAIDCTL" assemble --run lraid0 "${mf[@]}" >/dev/null 2>&1 ||
+		lr_fail "n=$n: after a failed forced start, the array assembles without --force"
+}
+late mf survivors late_forced assemble --force lraid0 "${mf[@]}"
+lr_log "forced starts failing late: $REACHED of the last $e points failed after marking the members active"
+[ "$REACHED" -gt 0 ] ||
+	lr_fail "no failed forced start got as far as marking the members active"
+restore "${mf[@]}"
+"$LRAIDCTL" assemble --force lraid0 "${mf[@]}" >/dev/null 2>&1 ||
+	lr_fail "assemble --force after the walk"
+LR_ARRAYS=(lraid1 lraid0)
+[ "$(data lraid0)" = "$want" ] || lr_fail "RAID5 reads other data after --force"
 echo "PASS: every allocation of create and assemble may fail: clean error, nothing left, nothing lost"
