@@ -17,7 +17,10 @@ case $impl in c | avx2 | avx512 | gfni) ;; *) lr_fail "parity param reads '$impl
 lr_klog_has 'lraid: parity' || lr_fail "no parity line in the load message"
 
 "$LRAIDCTL" version | tee "$LR_TMP/version"
-grep -qi 'abi' "$LR_TMP/version" || lr_fail "lraidctl version shows no ABI version"
+grep -Eq '^lraidctl .*ABI [0-9]+\.[0-9]+' "$LR_TMP/version" ||
+	lr_fail "lraidctl version shows no ABI version"
+grep -Eq '^kernel: ABI [0-9]+\.[0-9]+' "$LR_TMP/version" ||
+	lr_fail "the module did not answer the version ioctl"
 
 # Nothing to stop: a clear refusal, not a crash.
 if "$LRAIDCTL" stop lraid99 2>"$LR_TMP/err"; then

@@ -75,8 +75,10 @@ write_errors() {
 	fill --randseed=4242 --verify_only
 	newsha=$(sha)
 	[ "$(sha 4K)" = "$newsha" ] || lr_fail "4 KiB and 1 MiB reads differ"
-	"$LRAIDCTL" examine "${LR_M[0]}" | grep -q "Failed Mask : 0x0$" &&
-		lr_fail "survivors' superblocks do not record the failed member"
+	# member 1 failed (and on RAID6 member 3 before it)
+	fm=$(lr_sb_num "${LR_M[0]}" failed_mask) || lr_fail "examine ${LR_M[0]}"
+	[ "$fm" = $((level == 5 ? 2 : 10)) ] ||
+		lr_fail "survivors' superblocks record failed roles $fm"
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
 	"$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1 ||
 		{ cat "$LR_TMP/asm"; lr_fail "assemble after a write error"; }

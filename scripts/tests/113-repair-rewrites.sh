@@ -158,6 +158,11 @@ put "$(off 7 2 83 0)" 65536 4K
 lr_klog_has "read error .* rebuilding it from the others" ||
 	lr_fail "RAID6: the writes met no read error"
 in_array "RAID6 writes"
+# stripes 70, 74 and 76 were not written: the reads must correct them.
+# The message is rate-limited per call site (10 in 5 s): let the writes'
+# messages age out of the window first, or the reads' may not show.
+sleep 6
+lr_klog_mark
 same "RAID6"
 in_array "RAID6 reads"
 finish 6 "${m[@]}"

@@ -7,7 +7,6 @@
 # read is still read around. md raid0 without iostats on 6.1 passes the
 # chained bio itself down (the module before the fix fails here); 6.12's
 # md always sends a clone, so there this only guards against regressions.
-# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -66,9 +66,12 @@ partly_zeroed() {
 	done
 }
 
-# no_superblock DEV: examine finds no lraid superblock on DEV
+# no_superblock DEV: examine reads DEV and finds no lraid superblock there
+# (a device it cannot open or read is not that)
 no_superblock() {
-	! "$LRAIDCTL" examine "$1" >/dev/null 2>&1
+	local out
+	out=$("$LRAIDCTL" examine "$1" 2>&1) && return 1
+	grep -q "no valid lraid superblock" <<<"$out"
 }
 
 lr_log "another array, to manage while a create zeroes"

@@ -9,10 +9,11 @@
       threads' writes overlap each other's, in flight at the same time,
       partly or whole. Every 4 KiB block of a write carries the write's
       number and the block's own address, and bytes derived from both.
-      STATE (JSON) records, per block, which writes covered it.
+      STATE (JSON) records, per block, the last write of each thread that
+      covered it.
   overlap.py check DEV STATE
       Every block written must read back as one whole block of one of the
-      writes that covered it: which one is not defined when two were in
+      threads' last writes that covered it: which one is not defined when two were in
       flight at once (the block layer orders nothing between them), but a
       block mixing two writes, an older content, or bytes of neither
       (parity computed from a mix, read back by reconstruction) fails.
@@ -56,6 +57,7 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
     def run(t):
         rnd = random.Random(seed * 1000 + t)
         todo = []
+        last = {}
         for i in range(writes):
             wid = (seed * 1000 + t) * 1000000 + i + 1
             n = rnd.choice(lens)
@@ -64,9 +66,13 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
             for k in range(n):
                 buf[k * BLK:(k + 1) * BLK] = content(wid, first + k)
             todo.append((first, buf))
-            with lock:
-                for k in range(n):
-                    cover.setdefault(first + k, []).append(wid)
+            for k in range(n):
+                last[first + k] = wid
+        # a thread's writes are synchronous, one after the other: of its
+        # writes to a block only the last may be there
+        with lock:
+            for b, wid in last.items():
+                cover.setdefault(b, []).append(wid)
         fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
         go.wait()
         try:
@@ -95,7 +101,7 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
         json.dump(old, f)
     print(f"overlap.py: {threads} threads, {threads * writes} writes, "
           f"{len(cover)} blocks, {sum(len(w) > 1 for w in cover.values())} "
-          f"written more than once")
+          f"written by more than one thread")
 
 
 def check(dev, state):
@@ -115,7 +121,8 @@ def check(dev, state):
             if buf[:] == bytes(BLK):
                 what = "zeroes"
             elif at == blk and buf[:] == content(wid, at):
-                what = f"write {wid}, which did not cover it"
+                what = (f"write {wid}, overwritten later by its own "
+                        "thread or not covering it")
             else:
                 what = "bytes of no write (torn, or rebuilt wrong)"
             print(f"block {blk}: {what}; covered by {sorted(cover[blk])}")
