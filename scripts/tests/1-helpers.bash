@@ -362,6 +362,29 @@ lr_role() {
 
 # ---- members with bad sectors ----
 # Devices whose reads fail over chosen sectors while writes succeed:
+# lr_sb_save DEV...: each member's superblock block (its first 4 KiB, read
+# around the page cache) kept in $LR_TMP; lr_sb_restore DEV...: those
+# blocks written back onto the same members in the same order, behind
+# lraid's back (a crash, or a superblock from before)
+lr_sb_save() {
+	local i=0 d
+	for d; do
+		dd if="$d" of="$LR_TMP/sb.$i" bs=4096 count=1 iflag=direct \
+			status=none || lr_fail "read the superblock of $d"
+		i=$((i + 1))
+	done
+}
+
+lr_sb_restore() {
+	local i=0 d
+	for d; do
+		dd if="$LR_TMP/sb.$i" of="$d" bs=4096 count=1 oflag=direct \
+			conv=fsync,notrunc status=none ||
+			lr_fail "write the superblock of $d"
+		i=$((i + 1))
+	done
+}
+
 # lr_sb_num DEV FIELD: a number from DEV's superblock (lraidctl examine
 # --json; read around the page cache), e.g. events or failed_mask
 lr_sb_num() {

@@ -211,26 +211,7 @@ LR_ARRAYS=(lraid1)
 # got that far has moved the events on by one.
 lr_log "RAID6 x5, one member missing: degraded starts failing late"
 raid6
-# save MEMBER...: keep each member's superblock; restore MEMBER...: write
-# them back (the same members in the same order)
-save() {
-	local i=0 d
-	for d; do
-		dd if="$d" of="$LR_TMP/sb$i" bs=4096 count=1 iflag=direct \
-			status=none || lr_fail "save the superblock of $d"
-		i=$((i + 1))
-	done
-}
-restore() {
-	local i=0 d
-	for d; do
-		dd if="$LR_TMP/sb$i" of="$d" bs=4096 count=1 oflag=direct \
-			conv=notrunc status=none ||
-			lr_fail "restore the superblock of $d"
-		i=$((i + 1))
-	done
-}
-save "${m6[@]}"
+lr_sb_save "${m6[@]}"
 # events and failed_mask of MEMBER's superblock
 sbstate() {
 	"$LRAIDCTL" examine --json "$1" |
@@ -238,7 +219,7 @@ sbstate() {
 }
 # late SAVED CHECKED CHECK LRAIDCTL-ARGS...: lraidctl ARGS with each of
 # its last E allocation points failing, each run from the superblocks
-# save() kept of the members in array SAVED. A run that failed must leave
+# lr_sb_save kept of the members in array SAVED. A run that failed must leave
 # the members in array CHECKED clean; one that failed after marking the
 # members active (events past ev0 on SAVED's first) is counted in REACHED
 # and checked by the function CHECK (with n, and fm the failed_mask that
@@ -250,7 +231,7 @@ late() {
 	TOTAL=$(count "$@")
 	REACHED=0
 	for n in $(seq $((TOTAL > e ? TOTAL - e + 1 : 1)) "$TOTAL"); do
-		restore "${late_sv[@]}"
+		lr_sb_restore "${late_sv[@]}"
 		rc=0
 		out=$(LD_PRELOAD=$preload LRAIDCTL_FAIL_NTH=$n \
 			"$LRAIDCTL" "$@" 2>&1) || rc=$?
@@ -313,7 +294,7 @@ dd if="$LR_TMP/sb-old2" of="${mf[2]}" bs=4096 count=1 oflag=direct \
 	conv=notrunc status=none || lr_fail "write back the old superblock"
 ! "$LRAIDCTL" assemble --run lraid0 "${mf[@]}" >/dev/null 2>&1 ||
 	lr_fail "RAID5 with a failed and a stale role assembled without --force"
-save "${mf[@]}"
+lr_sb_save "${mf[@]}"
 read -r ev0 fm < <(sbstate "${mf[0]}") || lr_fail "examine ${mf[0]}"
 [ "$fm" = 8 ] || lr_fail "role 3 not recorded failed: $fm"
 # (role 3's superblock stays as it was when it failed: marked active)
@@ -329,7 +310,7 @@ late mf survivors late_forced assemble --force lraid0 "${mf[@]}"
 lr_log "forced starts failing late: $REACHED of the last $e points failed after marking the members active"
 [ "$REACHED" -gt 0 ] ||
 	lr_fail "no failed forced start got as far as marking the members active"
-restore "${mf[@]}"
+lr_sb_restore "${mf[@]}"
 "$LRAIDCTL" assemble --force lraid0 "${mf[@]}" >/dev/null 2>&1 ||
 	lr_fail "assemble --force after the walk"
 LR_ARRAYS=(lraid1 lraid0)

@@ -22,7 +22,7 @@
 #     short (a disk taken away has capacity 0) means the disk went away
 #     under an opener.
 # The crash is made by writing back the members' superblock blocks as
-# read while the array ran, after a clean stop (all writes were complete:
+# read while the array ran (lr_sb_save, lr_sb_restore), after a clean stop (all writes were complete:
 # the parity matches, so the data must read back in every case).
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
@@ -31,28 +31,6 @@ set -euo pipefail
 lr_need fio
 lr_need python3
 lr_setup
-
-# sbs DEV...: each member's superblock block, read around the page cache,
-# saved as $LR_TMP/sb.N
-sbs_save() {
-	local i=0 d
-	for d in "$@"; do
-		dd if="$d" of="$LR_TMP/sb.$i" bs=4096 count=1 iflag=direct \
-			status=none || lr_fail "read the superblock of $d"
-		i=$((i + 1))
-	done
-}
-
-# crash DEV...: the superblocks saved by sbs_save back onto the members
-crash() {
-	local i=0 d
-	for d in "$@"; do
-		dd if="$LR_TMP/sb.$i" of="$d" bs=4096 count=1 oflag=direct \
-			conv=fsync,notrunc status=none ||
-			lr_fail "write the superblock of $d"
-		i=$((i + 1))
-	done
-}
 
 # sbsum DEV...: hash of the superblock blocks
 sbsum() {
@@ -136,10 +114,10 @@ fresh() {
 lr_log "RAID5 x4 not stopped cleanly"
 fresh 5 4 48
 lr_fio /dev/lraid0 data "${job[@]}"
-sbs_save "${m[@]}"
+lr_sb_save "${m[@]}"
 [ "$(state "${m[0]}")" = active ] || lr_fail "a running array's superblock is not active"
 stop
-crash "${m[@]}"
+lr_sb_restore "${m[@]}"	# the crash
 refused --run "${m[0]}" "${m[2]}" "${m[3]}"
 lr_klog_mark
 started lraid0 "${m[@]}"
@@ -147,7 +125,7 @@ lr_klog_has "not stopped cleanly" ||
 	lr_fail "all members, dirty: no warning in the kernel log"
 lr_log "all members: started, with the warning"
 stop
-crash "${m[@]}"
+lr_sb_restore "${m[@]}"	# the crash
 lr_klog_mark
 started --force lraid0 "${m[0]}" "${m[2]}" "${m[3]}"
 grep -q "not stopped cleanly (--force)" "$LR_TMP/asm" ||
@@ -161,9 +139,9 @@ lr_log "RAID6 x5, a member failed before the crash"
 fresh 6 5 48
 "$LRAIDCTL" fail lraid0 "${m[1]}" >/dev/null || lr_fail "fail ${m[1]}"
 lr_fio /dev/lraid0 data "${job[@]}"
-sbs_save "${m[@]}"
+lr_sb_save "${m[@]}"
 stop
-crash "${m[@]}"
+lr_sb_restore "${m[@]}"	# the crash
 refused "${m[@]}"
 started --force lraid0 "${m[@]}"
 [ "$(lr_sb_num "${m[0]}" failed_mask)" = 2 ] ||
