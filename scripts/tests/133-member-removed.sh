@@ -17,11 +17,11 @@ set -euo pipefail
 lr_need fio
 lr_setup
 
-# load ARGS...: random writes of 4-64 KiB over the first 48 MiB, each
+# load ARGS...: random writes of 4-64 KiB over the first 96 MiB, each
 # block once, verified as it goes (verify_backlog) and again at the end
 load() {
 	lr_fio /dev/lraid0 load --rw=randwrite --bsrange=4k-64k \
-		--blockalign=4k --size=48M --iodepth=16 --verify_backlog=64 --disk_util=0 "$@"
+		--blockalign=4k --size=96M --iodepth=16 --verify_backlog=64 --disk_util=0 "$@"
 }
 
 # power MEMBER 0|1: null_blk MEMBER (a /dev/nullbN path) off or back on
@@ -42,9 +42,9 @@ written() {
 	awk '{ print int($7 / 2048) }' /sys/block/lraid0/stat
 }
 
-# sha of the first 48 MiB, read around the page cache
+# sha of the first 96 MiB, read around the page cache
 sha() {
-	dd if=/dev/lraid0 bs=1M count=48 iflag=direct status=none | sha256sum
+	dd if=/dev/lraid0 bs=1M count=96 iflag=direct status=none | sha256sum
 }
 
 for cfg in "5 4 1" "6 5 1 3"; do
@@ -56,9 +56,10 @@ for cfg in "5 4 1" "6 5 1 3"; do
 	lr_create lraid0 --level "$level" --chunk 64K "${m[@]}"
 	load >"$LR_TMP/load.log" 2>&1 &
 	pid=$!
-	# each member goes after another 12 MiB of the 48 written
+	# each member goes once another 8 MiB of the 96 are written (polled:
+	# it may go 15 MiB later on a busy host, so the load is long enough)
 	for r in "${gone[@]}"; do
-		w=$(($(written) + 12))
+		w=$(($(written) + 8))
 		while [ "$(written)" -lt $w ] && kill -0 "$pid" 2>/dev/null; do
 			sleep 0.05
 		done
@@ -70,7 +71,7 @@ for cfg in "5 4 1" "6 5 1 3"; do
 	wait "$pid" || { cat "$LR_TMP/load.log"; lr_fail "fio while members went away"; }
 	[ ! -b "${m[${gone[0]}]}" ] || lr_fail "${m[${gone[0]}]} still there"
 	# every lost member's failure is recorded by the first write after it
-	lr_fio /dev/lraid0 after --disk_util=0 --rw=write --bs=64k --offset=50M --size=4M
+	lr_fio /dev/lraid0 after --disk_util=0 --rw=write --bs=64k --offset=100M --size=4M
 	load --verify_only
 	want=$(sha)
 	out=$("$LRAIDCTL" detail lraid0) || lr_fail "detail"
