@@ -5,10 +5,13 @@
  *
  * Ownership and locking (see also Documentation/design.rst)
  * ---------------------------------------------------------
- * Global:  lraid_arrays[] (index -> array) is guarded by lraid_ctl_mutex;
- *          only create/assemble/stop/info take it, never the I/O path.
- *          A create drops it while it zeroes members, with its index
- *          reserved in lraid_creating (lraid_array_find() says -EBUSY).
+ * Global:  lraid_arrays[] (index -> running array) and lraid_starting[]
+ *          (arrays being created or assembled; lraid_array_find() says
+ *          -EBUSY) are guarded by lraid_ctl_mutex, which is held for a few
+ *          loads and stores only, never across I/O, and never by the I/O
+ *          path. Each command (create, assemble, stop, fail) holds the
+ *          lock of its index throughout, member I/O included, so a member
+ *          that does not answer stalls its own array's commands only.
  *
  * Array:   geometry, members and the gendisk are written once before
  *          add_disk() and are read-only afterwards, so the I/O path reads
@@ -21,10 +24,10 @@
  *          stop waits with synchronize_rcu() before freeing the workers.
  *          a->failed (roles marked failed) only ever gains bits, by
  *          cmpxchg (lraid_fail_member()): from the control path under
- *          lraid_ctl_mutex, or from a member write's end_io; the I/O path
+ *          the index lock, or from a member write's end_io; the I/O path
  *          samples it with READ_ONCE (see "Degraded mode" in design.rst).
  *          Superblock writes and a->events are guarded by a->sb_mutex
- *          (taken inside lraid_ctl_mutex by the control path, alone by
+ *          (taken inside the index lock by the control path, alone by
  *          a->fail_work, which writes a bit the I/O path set). Until the
  *          superblocks record a failed member (a->failed_recorded),
  *          finished write pieces are held on a->held (a->held_lock) and
@@ -239,6 +242,7 @@ struct lraid_array {
 	u64 data_offset;		/* sectors */
 	u64 events;
 	u8 uuid[16];
+	bool uuid_claimed;		/* lraid_ctl_mutex: assemble has set uuid */
 	u64 ctime;
 	bool clean;			/* on-disk state */
 	bool stopping;			/* disk->open_mutex: opens refused */
@@ -329,6 +333,7 @@ int lraid_array_fail(int index, dev_t dev);
 int lraid_array_record_failed(struct lraid_array *a);
 int lraid_array_find(int index, struct lraid_array **ap);	/* ctl mutex held */
 void lraid_array_stop_all(void);
+void lraid_array_module_init(void);
 
 /* lraid_io.c */
 int lraid_io_module_init(void);

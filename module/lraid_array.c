@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lraid arrays: create, assemble and stop; members; superblock I/O; the
- * gendisk. Everything here runs in process context under lraid_ctl_mutex,
- * except lraid_array_record_failed() from a->fail_work; superblock writes
- * take a->sb_mutex.
+ * lraid arrays: create, assemble, stop and fail; members; superblock I/O;
+ * the gendisk. Everything here runs in process context, each command under
+ * the lock of its array's index, except lraid_array_record_failed() from
+ * a->fail_work; superblock writes take a->sb_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,12 +14,82 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/wait.h>
 
 #include "lraid.h"
 #include "lraid_sb.h"
 #include "uapi/lraid.h"
 
+/* running arrays, guarded by lraid_ctl_mutex */
 static struct lraid_array *lraid_arrays[LRAID_MAX_ARRAYS];
+
+/*
+ * Arrays being created or assembled, from before their members are opened
+ * until they run (and move to lraid_arrays[]) or give up: their index
+ * answers -EBUSY (lraid_array_find()). Guarded by lraid_ctl_mutex.
+ */
+static struct lraid_array *lraid_starting[LRAID_MAX_ARRAYS];
+
+/*
+ * One lock per index, held across a whole create, assemble, stop or fail
+ * there, member I/O included. lraid_ctl_mutex is only ever held for a few
+ * loads and stores, never across I/O: a member whose I/O does not complete
+ * (dm-multipath with queue_if_no_path, NVMe-oF waiting for its path) stalls
+ * the commands on its own array, not those on the others, nor info. Lock
+ * order: index lock, then lraid_ctl_mutex; two index locks are never held
+ * at once.
+ */
+static struct mutex lraid_index_mutex[LRAID_MAX_ARRAYS];
+/* woken when an index lock is released or an index starts */
+static DECLARE_WAIT_QUEUE_HEAD(lraid_index_wq);
+
+void lraid_array_module_init(void)
+{
+	int i;
+
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++)
+		mutex_init(&lraid_index_mutex[i]);
+}
+
+/*
+ * Whether a wait for the lock of @index is over: *@ret is -EBUSY when a
+ * create or assemble holds it (only the holder sets lraid_starting[] and
+ * clears it before letting go), 0 when this task now holds it.
+ */
+static bool lraid_index_try(int index, int *ret)
+{
+	if (READ_ONCE(lraid_starting[index]))
+		*ret = -EBUSY;
+	else if (mutex_trylock(&lraid_index_mutex[index]))
+		*ret = 0;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Take the lock of @index for a command there: -EBUSY as soon as the
+ * index is being created or assembled (a create may zero its members for
+ * hours), else wait, killably, for the command holding it (a stop whose
+ * member does not answer).
+ */
+static int lraid_index_lock(int index)
+{
+	int ret = 0;
+
+	if (wait_event_killable(lraid_index_wq, lraid_index_try(index, &ret)))
+		return -EINTR;
+	if (ret)
+		pr_warn_ratelimited("lraid%d is being created or assembled\n",
+				    index);
+	return ret;
+}
+
+static void lraid_index_unlock(int index)
+{
+	mutex_unlock(&lraid_index_mutex[index]);
+	wake_up_all(&lraid_index_wq);
+}
 
 /*
  * Parity over a discarded stripe stays right only if every member reads
@@ -34,14 +104,8 @@ MODULE_PARM_DESC(devices_handle_discard_safely,
 		 "Y if every member reads zeroes from discarded ranges: discard full stripes with discard, not write-zeroes");
 
 /*
- * Indexes whose create is zeroing members: reserved, but with no array in
- * lraid_arrays[] yet and lraid_ctl_mutex not held while the zeroing runs.
- */
-static DECLARE_BITMAP(lraid_creating, LRAID_MAX_ARRAYS);
-
-/*
- * The running array at @index in *@ap; -EBUSY while a create of that index
- * is still zeroing its members, -ENODEV when there is none.
+ * The running array at @index in *@ap; -EBUSY while a create or assemble
+ * of that index is under way, -ENODEV when there is none.
  */
 int lraid_array_find(int index, struct lraid_array **ap)
 {
@@ -49,7 +113,7 @@ int lraid_array_find(int index, struct lraid_array **ap)
 	*ap = NULL;
 	if (index < 0 || index >= LRAID_MAX_ARRAYS)
 		return -ENODEV;
-	if (test_bit(index, lraid_creating))
+	if (lraid_starting[index])
 		return -EBUSY;
 	*ap = lraid_arrays[index];
 	return *ap ? 0 : -ENODEV;
@@ -448,7 +512,10 @@ static int lraid_array_run(struct lraid_array *a)
 	ret = lraid_holders_link(a);
 	if (ret)
 		goto out_disk;
+	mutex_lock(&lraid_ctl_mutex);
+	WRITE_ONCE(lraid_starting[a->index], NULL);
 	lraid_arrays[a->index] = a;
+	mutex_unlock(&lraid_ctl_mutex);
 	return 0;
 
 out_disk:
@@ -473,28 +540,44 @@ static void lraid_array_free(struct lraid_array *a)
 	kfree(a);
 }
 
+/* Undo lraid_array_prepare(): the array never ran. */
+static void lraid_array_abort(struct lraid_array *a)
+{
+	lraid_members_close(a);
+	mutex_lock(&lraid_ctl_mutex);
+	WRITE_ONCE(lraid_starting[a->index], NULL);
+	mutex_unlock(&lraid_ctl_mutex);
+	lraid_array_free(a);
+}
+
 /*
- * First step of create and assemble: refuse an index in use, allocate the
- * array and open @devs[0..nr-1] exclusively into a->members[0..nr-1].
- * Returns the array or an ERR_PTR. Undo with lraid_array_abort().
+ * First step of create and assemble, under the index lock: refuse an index
+ * in use, allocate the array, enter it in lraid_starting[] and open
+ * @devs[0..nr-1] exclusively into a->members[0..nr-1]. Returns the array
+ * or an ERR_PTR. Undo with lraid_array_abort().
  */
 static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 					       const dev_t *devs)
 {
 	struct lraid_array *a;
-	int ret;
+	int ret = 0;
 
-	lockdep_assert_held(&lraid_ctl_mutex);
-	if (lraid_arrays[index])
-		return ERR_PTR(-EEXIST);
-	if (test_bit(index, lraid_creating)) {
-		pr_warn_ratelimited("lraid%d is being created (zeroing its members)\n",
-				    index);
-		return ERR_PTR(-EBUSY);
-	}
+	lockdep_assert_held(&lraid_index_mutex[index]);
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return ERR_PTR(-ENOMEM);
+	mutex_lock(&lraid_ctl_mutex);
+	if (lraid_arrays[index])
+		ret = -EEXIST;
+	else
+		WRITE_ONCE(lraid_starting[index], a);
+	mutex_unlock(&lraid_ctl_mutex);
+	if (ret) {
+		kfree(a);
+		return ERR_PTR(ret);
+	}
+	/* commands waiting for this index now answer -EBUSY */
+	wake_up_all(&lraid_index_wq);
 	a->index = index;
 	spin_lock_init(&a->held_lock);
 	INIT_LIST_HEAD(&a->held);
@@ -511,16 +594,10 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	if (!ret)
 		ret = lraid_members_open(a, nr, devs);
 	if (ret) {
-		lraid_array_free(a);
+		lraid_array_abort(a);
 		return ERR_PTR(ret);
 	}
 	return a;
-}
-
-static void lraid_array_abort(struct lraid_array *a)
-{
-	lraid_members_close(a);
-	lraid_array_free(a);
 }
 
 /*
@@ -596,7 +673,7 @@ static int lraid_create_check(const struct lraid_create_args *args)
  * data has all-zero P and Q). One work item per member, so the members are
  * written at once; each goes in pieces of LRAID_ZERO_PIECE sectors and stops
  * between two pieces once asked to (the creator was killed, or another
- * member failed). lraid_ctl_mutex is not held meanwhile: on a large array
+ * member failed). Only the index lock is held meanwhile: on a large array
  * without write-zeroes offload this takes hours, and the other arrays must
  * stay manageable.
  */
@@ -754,17 +831,14 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	a->clean = false;
 
 	/*
-	 * Parity must match the data before the array is used. The index
-	 * stays reserved while lraid_ctl_mutex is dropped for the zeroing;
-	 * the members are ours already (opened exclusively). An initial
-	 * background resync instead of zeroing is future work.
+	 * Parity must match the data before the array is used. Only the
+	 * index lock is held meanwhile: the index answers -EBUSY, everything
+	 * else stays usable, and the members are ours already (opened
+	 * exclusively). An initial background resync instead of zeroing is
+	 * future work.
 	 */
 	if (!args->assume_clean) {
-		set_bit(a->index, lraid_creating);
-		mutex_unlock(&lraid_ctl_mutex);
 		ret = lraid_create_zero(a);
-		mutex_lock(&lraid_ctl_mutex);
-		clear_bit(a->index, lraid_creating);
 		if (ret)
 			goto out_abort;
 	}
@@ -788,9 +862,11 @@ int lraid_array_create(const struct lraid_create_args *args)
 	ret = lraid_create_check(args);
 	if (ret)
 		return ret;
-	mutex_lock(&lraid_ctl_mutex);
+	ret = lraid_index_lock(args->index);
+	if (ret)
+		return ret;
 	ret = __lraid_array_create(args);
-	mutex_unlock(&lraid_ctl_mutex);
+	lraid_index_unlock(args->index);
 	return ret;
 }
 
@@ -915,23 +991,38 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 }
 
 /*
- * -EBUSY when the array of superblock @ref already runs (as md, which
- * refuses an array whose UUID is active): with RAID6 on four members, two
- * disjoint pairs would each start degraded and go their own ways.
+ * Claim the UUID of superblock @ref for @a: -EBUSY when that array already
+ * runs or another assemble has claimed it (as md, which refuses an array
+ * whose UUID is active): with RAID6 on four members, two disjoint pairs
+ * would each start degraded and go their own ways. Until @a runs or gives
+ * up, other assembles see the claim in lraid_starting[].
  */
-static int lraid_assemble_running(int index, const struct lraid_sb_info *ref)
+static int lraid_assemble_claim(struct lraid_array *a,
+				const struct lraid_sb_info *ref)
 {
-	int i;
+	const struct lraid_array *b;
+	int i, ret = 0;
 
+	mutex_lock(&lraid_ctl_mutex);
 	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
-		if (!lraid_arrays[i] ||
-		    memcmp(lraid_arrays[i]->uuid, ref->uuid, sizeof(ref->uuid)))
+		b = lraid_arrays[i];
+		if (!b && lraid_starting[i] && lraid_starting[i]->uuid_claimed)
+			b = lraid_starting[i];
+		if (!b || memcmp(b->uuid, ref->uuid, sizeof(ref->uuid)))
 			continue;
-		pr_warn_ratelimited("lraid%d: array %pU already runs as lraid%d\n",
-				    index, ref->uuid, i);
-		return -EBUSY;
+		pr_warn_ratelimited("lraid%d: array %pU already %s lraid%d\n",
+				    a->index, ref->uuid,
+				    b == lraid_arrays[i] ? "runs as" :
+				    "is being assembled as", i);
+		ret = -EBUSY;
+		break;
 	}
-	return 0;
+	if (!ret) {
+		memcpy(a->uuid, ref->uuid, sizeof(a->uuid));
+		a->uuid_claimed = true;
+	}
+	mutex_unlock(&lraid_ctl_mutex);
+	return ret;
 }
 
 static int __lraid_array_assemble(int index, unsigned int nr,
@@ -967,7 +1058,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		ret = -EINVAL;
 		goto out_abort;
 	}
-	ret = lraid_assemble_running(index, ref);
+	ret = lraid_assemble_claim(a, ref);
 	if (ret)
 		goto out_abort;
 	ret = lraid_assemble_roles(a, nr, sbs, newest, force, &forced);
@@ -990,7 +1081,6 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		pr_warn_ratelimited("assemble: bad geometry\n");
 		goto out_abort;
 	}
-	memcpy(a->uuid, ref->uuid, sizeof(a->uuid));
 	a->ctime = ref->ctime;
 	a->data_offset = ref->data_offset;
 	a->bitmap_offset = ref->bitmap_offset;
@@ -1032,9 +1122,11 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 {
 	int ret;
 
-	mutex_lock(&lraid_ctl_mutex);
+	ret = lraid_index_lock(index);
+	if (ret)
+		return ret;
 	ret = __lraid_array_assemble(index, nr, devs, force);
-	mutex_unlock(&lraid_ctl_mutex);
+	lraid_index_unlock(index);
 	return ret;
 }
 
@@ -1053,32 +1145,48 @@ static void lraid_array_teardown(struct lraid_array *a)
 	mutex_unlock(&a->sb_mutex);
 	lraid_members_close(a);
 	put_disk(a->disk);
-	lraid_arrays[a->index] = NULL;
 	pr_info("lraid%d: stopped\n", a->index);
 	lraid_array_free(a);
 }
 
+/*
+ * Stop: the array leaves lraid_arrays[] (info says -ENODEV) before the
+ * teardown, which writes the superblocks and may wait on members for long;
+ * the index lock keeps the index until the members are closed.
+ */
 int lraid_array_stop(int index)
 {
 	struct lraid_array *a;
-	int ret = 0;
+	int ret;
 
+	ret = lraid_index_lock(index);
+	if (ret)
+		return ret;
 	mutex_lock(&lraid_ctl_mutex);
 	ret = lraid_array_find(index, &a);
+	mutex_unlock(&lraid_ctl_mutex);
 	if (ret)
 		goto out;
+	/*
+	 * Not under lraid_ctl_mutex: the last close of the disk syncs it
+	 * under open_mutex, which can wait on a member for long.
+	 */
 	mutex_lock(&a->disk->open_mutex);
 	if (disk_openers(a->disk))
 		ret = -EBUSY;
 	else
 		a->stopping = true;
 	mutex_unlock(&a->disk->open_mutex);
-	if (ret)
+	if (ret) {
 		pr_warn_ratelimited("lraid%d: in use, not stopping\n", index);
-	else
-		lraid_array_teardown(a);
-out:
+		goto out;
+	}
+	mutex_lock(&lraid_ctl_mutex);
+	lraid_arrays[index] = NULL;
 	mutex_unlock(&lraid_ctl_mutex);
+	lraid_array_teardown(a);
+out:
+	lraid_index_unlock(index);
 	return ret;
 }
 
@@ -1093,10 +1201,14 @@ int lraid_array_fail(int index, dev_t dev)
 {
 	struct lraid_array *a;
 	unsigned int i, tolerate;
-	int ret = 0;
+	int ret;
 
+	ret = lraid_index_lock(index);
+	if (ret)
+		return ret;
 	mutex_lock(&lraid_ctl_mutex);
 	ret = lraid_array_find(index, &a);
+	mutex_unlock(&lraid_ctl_mutex);
 	if (ret)
 		goto out;
 	for (i = 0; i < a->geom.nr_members; i++)
@@ -1122,26 +1234,33 @@ int lraid_array_fail(int index, dev_t dev)
 		index, a->members[i].b.bdev, i);
 	ret = lraid_array_record_failed(a);
 out:
-	mutex_unlock(&lraid_ctl_mutex);
+	lraid_index_unlock(index);
 	return ret;
 }
 
+/* Module exit: the control device is gone, so no command is under way. */
 void lraid_array_stop_all(void)
 {
+	struct lraid_array *a;
 	int i;
 
-	mutex_lock(&lraid_ctl_mutex);
-	for (i = 0; i < LRAID_MAX_ARRAYS; i++)
-		if (lraid_arrays[i])
-			lraid_array_teardown(lraid_arrays[i]);
-	mutex_unlock(&lraid_ctl_mutex);
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		mutex_lock(&lraid_index_mutex[i]);
+		mutex_lock(&lraid_ctl_mutex);
+		a = lraid_arrays[i];
+		lraid_arrays[i] = NULL;
+		mutex_unlock(&lraid_ctl_mutex);
+		if (a)
+			lraid_array_teardown(a);
+		mutex_unlock(&lraid_index_mutex[i]);
+	}
 }
 
 /*
  * Write the failed set to the surviving members' superblocks: after
  * lraid_array_fail() and from a->fail_work (a member error in the I/O
- * path). Not under lraid_ctl_mutex: stop holds that while it waits for
- * the writes this releases (lraid_hold()).
+ * path). Not under the index lock from a->fail_work: stop holds that
+ * while it waits for the writes this releases (lraid_hold()).
  */
 int lraid_array_record_failed(struct lraid_array *a)
 {

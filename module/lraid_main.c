@@ -10,7 +10,7 @@
 #include "lraid.h"
 #include "lraid_gf.h"
 
-/* serializes create/assemble/stop/info and guards the array table */
+/* guards the array tables (lraid_array.c); never held across I/O */
 DEFINE_MUTEX(lraid_ctl_mutex);
 int lraid_major;
 
@@ -18,6 +18,7 @@ static int __init lraid_init(void)
 {
 	int ret;
 
+	lraid_array_module_init();
 	ret = lraid_gf_module_init();
 	if (ret)
 		return ret;

@@ -270,8 +270,11 @@ static void close_members(int n, int32_t *fds)
 static const char *errno_hint(int e);
 static void uuid_str(const uint8_t *u, char *out);
 
-/* Why an index being created answers EBUSY (see being_created()). */
-#define BEING_CREATED "being created: its members are being zeroed"
+/*
+ * Why an index answers EBUSY while a create or assemble of it is under way
+ * (see being_created()); a create may zero its members for hours.
+ */
+#define BEING_CREATED "being created or assembled"
 
 /*
  * Read and decode the superblock of @path. Returns 0, -EIO after printing
@@ -467,7 +470,7 @@ static const char *errno_hint(int e)
 {
 	switch (e) {
 	case EBUSY:
-		return " (a member or the array is in use: mounted, opened exclusively, part of another array, being created, or this array already running under another number)";
+		return " (a member or the array is in use: mounted, opened exclusively, part of another array, being created or assembled, or this array already running under another number)";
 	case EEXIST:
 		return " (that array number is already running)";
 	case ENODEV:
@@ -813,7 +816,7 @@ out:
 	return ret;
 }
 
-/* Whether array @index answers busy because its create is zeroing. */
+/* Whether array @index answers busy because a create or assemble runs. */
 static bool being_created(int ctl, unsigned int index)
 {
 	struct lraid_ioc_info c;
@@ -844,7 +847,7 @@ static int cmd_stop(int argc, char **argv)
 		int e = errno;
 
 		if (e == EBUSY && being_created(ctl, c.index)) {
-			err("stop lraid%u failed: %s (" BEING_CREATED "; interrupt the create instead)",
+			err("stop lraid%u failed: %s (" BEING_CREATED "; wait, or interrupt that command)",
 			    c.index, strerror(e));
 		} else if (e == EBUSY && ++tries < 5) {
 			usleep(200000);

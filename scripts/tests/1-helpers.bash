@@ -341,6 +341,14 @@ lr_sha() {
 	head -c $(($2 * 512)) "$1" | sha256sum | cut -d' ' -f1
 }
 
+# lr_running PID: the process is alive and not a zombie (one that ended
+# but was not waited for yet)
+lr_running() {
+	local st
+	st=$(grep '^State:' "/proc/$1/status" 2>/dev/null) || return 1
+	[[ $st != *Z* ]]
+}
+
 # lr_sectors lraidN: array size in sectors
 lr_sectors() {
 	cat "/sys/block/$1/size"

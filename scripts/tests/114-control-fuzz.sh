@@ -14,7 +14,7 @@
 #  2. Races: one loop assembles and stops lraid0, one fails members of
 #     it, one reads and writes it and one asks for its details, for a
 #     while, all at once; meanwhile one loop creates lraid1 (zeroing its
-#     members, without the control mutex) and stops it, and the details
+#     members, under its index lock only) and stops it, and the details
 #     loop asks for lraid1 and stops it too.
 # After each part no array is left, every member can be opened
 # exclusively again (no claim leaked), a fresh create, write, verify and

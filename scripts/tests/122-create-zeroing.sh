@@ -3,7 +3,7 @@
 # create without --assume-clean zeroes the members' data areas. On members
 # with no write-zeroes offload that is a full write of every member, hours
 # on a large array, so: all members are written at once; the other arrays
-# stay manageable meanwhile (no control lock held); the array being created
+# stay manageable meanwhile (only that index is locked); the array being created
 # answers "busy" to detail, stop and a second create; an interrupted create
 # stops after the piece in flight, creates nothing and leaves no older
 # superblock behind over data it partly zeroed, and the members are free.
@@ -31,13 +31,6 @@ slow_members() {
 		lr_nullb "$1$i" "$3" mbps="$4"
 		LR_M+=("$LR_DEV")
 	done
-}
-
-# running PID: the process is alive and not a zombie
-running() {
-	local st
-	st=$(grep '^State:' "/proc/$1/status" 2>/dev/null) || return 1
-	[[ $st != *Z* ]]
 }
 
 # written DEV: sectors written to DEV so far (field 7 of its stat)
@@ -101,7 +94,7 @@ pid=$!
 LR_ARRAYS+=(lraid1)
 at_once=0
 for _ in $(seq 200); do
-	running "$pid" || break
+	lr_running "$pid" || break
 	# zeroed one after the other, at most one member is partly done
 	if partly_zeroed "$data" "${slow[@]}"; then
 		at_once=1
@@ -113,9 +106,9 @@ done
 
 # Everything below must answer while the zeroing runs
 "$LRAIDCTL" detail lraid0 >/dev/null || lr_fail "detail lraid0 during the create"
-running "$pid" || lr_fail "detail lraid0 waited for the create of lraid1 to finish"
+lr_running "$pid" || lr_fail "detail lraid0 waited for the create of lraid1 to finish"
 if "$LRAIDCTL" stop lraid1 >"$LR_TMP/s.out" 2>&1; then
-	running "$pid" || lr_fail "the create ended before stop was tried (members too fast?)"
+	lr_running "$pid" || lr_fail "the create ended before stop was tried (members too fast?)"
 	lr_fail "stop of the array being created succeeded"
 fi
 grep -q "busy" "$LR_TMP/s.out" || lr_fail "stop lraid1: $(cat "$LR_TMP/s.out")"
@@ -129,7 +122,7 @@ fi
 grep -q "busy" "$LR_TMP/c.out" || lr_fail "second create: $(cat "$LR_TMP/c.out")"
 no_superblock "${spare[0]}" || lr_fail "the refused create wrote ${spare[0]}"
 no_superblock "${slow[0]}" || lr_fail "older superblock still on ${slow[0]} while zeroing"
-running "$pid" || lr_fail "the create ended before the checks did (members too fast?)"
+lr_running "$pid" || lr_fail "the create ended before the checks did (members too fast?)"
 
 wait "$pid" || { cat "$LR_TMP/create.out"; lr_fail "create lraid1"; }
 lr_settle
@@ -167,10 +160,10 @@ done
 partly_zeroed 262144 "${slow[@]}" || lr_fail "the members were not zeroed at once"
 kill -TERM "$pid"
 for _ in $(seq 600); do
-	running "$pid" || break
+	lr_running "$pid" || break
 	sleep 0.1
 done
-running "$pid" && lr_fail "create still running 60 s after SIGTERM"
+lr_running "$pid" && lr_fail "create still running 60 s after SIGTERM"
 if wait "$pid"; then
 	lr_fail "the interrupted create succeeded"
 fi
