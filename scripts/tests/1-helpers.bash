@@ -163,12 +163,18 @@ lr_nullb() {
 		echo "${kv#*=}" >"$d/${kv%%=*}" || lr_fail "null_blk $name: $kv"
 	done
 	echo 1 >"$d/power"
+	lr_nullb_wait "/dev/$name"
+	LR_DEV=/dev/$name
+}
+
+# lr_nullb_wait DEV: wait up to 5 s for null_blk DEV's node after its
+# power went to 1
+lr_nullb_wait() {
 	for _ in $(seq 50); do
-		[ -b "/dev/$name" ] && break
+		[ -b "$1" ] && return 0
 		sleep 0.1
 	done
-	[ -b "/dev/$name" ] || lr_fail "/dev/$name did not appear"
-	LR_DEV=/dev/$name
+	lr_fail "$1 did not appear"
 }
 
 # lr_loop SIZE_MB: sets LR_DEV=/dev/loopN backed by a sparse file

@@ -28,13 +28,7 @@ load() {
 power() {
 	local d=/sys/kernel/config/nullb/${1#/dev/}
 	echo "$2" >"$d/power" || lr_fail "power $2 on $1"
-	if [ "$2" = 1 ]; then
-		for _ in $(seq 50); do
-			[ -b "$1" ] && return 0
-			sleep 0.1
-		done
-		lr_fail "$1 did not come back"
-	fi
+	[ "$2" = 0 ] || lr_nullb_wait "$1"
 }
 
 # written: MiB written to lraid0 so far (its I/O statistics)
