@@ -869,7 +869,7 @@ static int cmd_fail(int argc, char **argv)
 {
 	struct lraid_ioc_fail c = { 0 };
 	struct stat st;
-	int ctl;
+	int ctl, tries = 0;
 
 	if (argc != 3)
 		return usage();
@@ -888,9 +888,17 @@ static int cmd_fail(int argc, char **argv)
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
-	if (ioctl(ctl, LRAID_IOC_FAIL, &c)) {
+	/*
+	 * Busy: the array cannot lose the member, or a create or assemble
+	 * of the index runs. That may have ended before being_created()
+	 * asks, so a busy answer is tried once more (a refused fail
+	 * changes nothing) before it is taken for the former.
+	 */
+	while (ioctl(ctl, LRAID_IOC_FAIL, &c)) {
 		int e = errno;
 
+		if (e == EBUSY && !being_created(ctl, c.index) && !tries++)
+			continue;
 		if (e == EBUSY && being_created(ctl, c.index))
 			err("fail %s in lraid%u failed: %s (" BEING_CREATED ")",
 			    argv[2], c.index, strerror(e));

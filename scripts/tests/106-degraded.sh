@@ -87,7 +87,7 @@ assert len({s["uuid"] for s in sbs}) == 1, sbs
 	if "$LRAIDCTL" fail lraid0 "${LR_M[2]}" 2>"$LR_TMP/err"; then
 		lr_fail "failing one member too many was accepted"
 	fi
-	grep -q "refused" "$LR_TMP/err" || lr_fail "no clear refusal message"
+	grep -q "refused.*cannot lose another member" "$LR_TMP/err" || lr_fail "no clear refusal message"
 	"$LRAIDCTL" stop lraid0 || lr_fail stop
 done
 echo "PASS: degraded"
