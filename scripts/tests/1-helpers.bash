@@ -355,6 +355,17 @@ lr_running() {
 	[[ $st != *Z* ]]
 }
 
+# lr_wait_end PID SECS: wait up to SECS seconds for PID to end; 1 if it
+# still runs then
+lr_wait_end() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		lr_running "$1" || return 0
+		sleep 0.1
+	done
+	! lr_running "$1"
+}
+
 # lr_sectors lraidN: array size in sectors
 lr_sectors() {
 	cat "/sys/block/$1/size"

@@ -159,11 +159,7 @@ for _ in $(seq 200); do
 done
 partly_zeroed 262144 "${slow[@]}" || lr_fail "the members were not zeroed at once"
 kill -TERM "$pid"
-for _ in $(seq 600); do
-	lr_running "$pid" || break
-	sleep 0.1
-done
-lr_running "$pid" && lr_fail "create still running 60 s after SIGTERM"
+lr_wait_end "$pid" 60 || lr_fail "create still running 60 s after SIGTERM"
 if wait "$pid"; then
 	lr_fail "the interrupted create succeeded"
 fi

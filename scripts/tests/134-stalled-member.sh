@@ -42,11 +42,7 @@ answers() {
 	shift
 	"$@" >"$LR_TMP/out" 2>&1 &
 	pid=$!
-	for _ in $(seq 300); do
-		lr_running "$pid" || break
-		sleep 0.1
-	done
-	if lr_running "$pid"; then
+	if ! lr_wait_end "$pid" 30; then
 		dmsetup resume --noudevsync lrstall
 		wait "$pid" || true
 		lr_fail "$what waited for lraid0's stalled member"
@@ -65,11 +61,8 @@ waiting() {
 # ended PID WHAT: PID ends within 30 s, successfully
 ended() {
 	local rc=0
-	for _ in $(seq 300); do
-		lr_running "$1" || break
-		sleep 0.1
-	done
-	lr_running "$1" && lr_fail "$2 still waiting after the member came back"
+	lr_wait_end "$1" 30 ||
+		lr_fail "$2 still waiting after the member came back"
 	wait "$1" || rc=$?
 	[ "$rc" = 0 ] || { cat "$LR_TMP/$2.out"; lr_fail "$2: exit $rc"; }
 }
@@ -134,11 +127,7 @@ answers "stop lraid1" "$LRAIDCTL" stop lraid1
 pid=$!
 waiting "$pid" "a second stop of lraid0"
 kill "$pid"
-for _ in $(seq 100); do
-	lr_running "$pid" || break
-	sleep 0.1
-done
-lr_running "$pid" && lr_fail "a second stop of lraid0 could not be killed"
+lr_wait_end "$pid" 10 || lr_fail "a second stop of lraid0 could not be killed"
 wait "$pid" 2>/dev/null || true
 # a create of index 0 (over lraid2's old members) waits for the stop too
 "$LRAIDCTL" create --run lraid0 --level 5 --chunk 64K --assume-clean \
