@@ -666,6 +666,41 @@ static void sb_force(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fresh, 0x3U);
 }
 
+/*
+ * --force on a tie: a RAID6 x5 failed role 3; the pass recording it
+ * reached roles 0 and 2 only (role 1 is not offered, role 4 kept the
+ * previous superblock), and a later pass moved roles 0 and 2 on again.
+ * Roles 3 and 4 are both two events behind; role 3 missed writes from
+ * the moment it failed, role 4 none. Role 4 must be taken, whichever of
+ * the two is offered first.
+ */
+static void sb_force_tie(struct kunit *test)
+{
+	static const unsigned int roles[] = { 0, 3, 2, 4 };
+	struct lraid_sb_info *sbs;
+	unsigned int fresh, i, pass;
+	const char *why;
+
+	sbs = kunit_kzalloc(test, 4 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < 4; i++) {
+			unsigned int role = roles[pass ? 3 - i : i];
+
+			sb_sample(&sbs[i], 6, 5, role);
+			sbs[i].events = role == 3 || role == 4 ? 44 : 46;
+			sbs[i].failed_mask = role == 3 || role == 4 ? 0 : 0x8;
+		}
+		KUNIT_EXPECT_EQ(test,
+				lraid_sb_check_set(sbs, 4, &fresh, &why),
+				-ENODEV);
+		KUNIT_EXPECT_EQ(test, lraid_sb_force(sbs, 4, &fresh), 1U);
+		for (i = 0; i < 4; i++)
+			KUNIT_EXPECT_EQ(test, !!(fresh & (1U << i)),
+					sbs[i].role != 3);
+	}
+}
+
 /* The role sets degraded assembly acts on. */
 static void sb_roles(struct kunit *test)
 {
@@ -791,6 +826,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_check_set),
 	KUNIT_CASE(sb_roles),
 	KUNIT_CASE(sb_force),
+	KUNIT_CASE(sb_force_tie),
 	KUNIT_CASE(sb_plan),
 	{}
 };

@@ -245,6 +245,11 @@ struct lraid_array {
 	bool uuid_claimed;		/* lraid_ctl_mutex: assemble has set uuid */
 	u64 ctime;
 	bool clean;			/* on-disk state */
+	/*
+	 * Started from superblocks that were not clean, and parity was not
+	 * resynced since (there is no resync yet): a stop leaves them so.
+	 */
+	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */
 	char name[33];
 	u64 bitmap_offset;		/* superblock fields kept as read */

@@ -318,7 +318,7 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict,
 	int ret = 0, err;
 
 	lockdep_assert_held(&a->sb_mutex);
-	do {
+	for (;;) {
 		again = false;
 		written = 0;
 		failed = READ_ONCE(a->failed);
@@ -344,11 +344,17 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict,
 			if (lraid_fail_member(a, i, true) > 0) {
 				pr_crit("lraid%d: %pg (role %u) marked failed: its superblock cannot be written\n",
 					a->index, a->members[i].b.bdev, i);
-				a->events++;
 				again = true;
 			}
 		}
-	} while (again);
+		if (!again)
+			break;
+		/*
+		 * Only now: every member of one pass gets the same count, so
+		 * a crash before the next pass ends leaves none two behind.
+		 */
+		a->events++;
+	}
 	if (strict && ret)
 		return ret;
 	if (written)
@@ -1093,9 +1099,10 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		pr_warn("lraid%d: --force: starting not stopped cleanly and degraded; blocks of failed roles %#x in stripes written at the time may read back wrong\n",
 			index, a->failed);
 	else if (!clean)
-		pr_warn("lraid%d: array was not stopped cleanly; parity of stripes written at the time may be stale (resync is future work)\n",
+		pr_warn("lraid%d: array was not stopped cleanly (or not resynced since): parity of stripes written at the time may be stale (resync is future work)\n",
 			index);
 	a->clean = false;
+	a->unsynced = !clean;
 	ret = lraid_array_start(a, clean, ref->failed_mask | forced);
 	if (ret)
 		goto out_free;
@@ -1130,19 +1137,56 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 	return ret;
 }
 
+/*
+ * Before the clean state is written anywhere, every surviving member's
+ * write cache holds nothing of the run: the superblocks go one member
+ * after the other, and a power cut between two of them must not leave a
+ * clean superblock on one member while another loses cached data or
+ * parity (the array would then be trusted clean when assembled degraded).
+ * False if a member did not take its flush: its cached writes may be
+ * lost, and the array stays marked not clean.
+ */
+static bool lraid_members_flush(struct lraid_array *a)
+{
+	u32 failed = READ_ONCE(a->failed);
+	bool ok = true;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < a->geom.nr_members; i++) {
+		struct block_device *b = a->members[i].b.bdev;
+
+		if (!b || (failed & BIT(i)))
+			continue;
+		err = blkdev_issue_flush(b);
+		if (err) {
+			pr_err("lraid%d: flush of %pg failed: %d; the array stays marked not clean\n",
+			       a->index, b, err);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 static void lraid_array_teardown(struct lraid_array *a)
 {
+	bool flushed;
+
 	lraid_holders_unlink(a, a->geom.nr_members);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
 	lraid_io_exit(a);
+	flushed = lraid_members_flush(a);
 	mutex_lock(&a->sb_mutex);
 	a->events++;
-	a->clean = true;
+	a->clean = flushed && !a->unsynced;
 	if (lraid_sb_write_all(a, false, NULL))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
 	mutex_unlock(&a->sb_mutex);
+	if (a->unsynced)
+		pr_warn("lraid%d: left marked not clean: parity was never resynced after the unclean shutdown\n",
+			a->index);
 	lraid_members_close(a);
 	put_disk(a->disk);
 	pr_info("lraid%d: stopped\n", a->index);

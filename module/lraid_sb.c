@@ -339,6 +339,22 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_check_set);
 
+/*
+ * Which of two members --force takes first: the newer one, and on a tie
+ * one whose role the newest superblock does not record failed. A member
+ * that was failed missed writes from the moment it failed; one that only
+ * fell behind in a superblock pass (a crash, a write error) missed none.
+ */
+static bool lraid_sb_force_before(const struct lraid_sb_info *ref,
+				  const struct lraid_sb_info *a,
+				  const struct lraid_sb_info *b)
+{
+	if (a->events != b->events)
+		return a->events > b->events;
+	return (ref->failed_mask & (1U << b->role)) &&
+	       !(ref->failed_mask & (1U << a->role));
+}
+
 unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 			    unsigned int *fresh_mask)
 {
@@ -351,7 +367,8 @@ unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 		for (i = 0; i < n; i++)
 			if (!(*fresh_mask & (1U << i)) &&
 			    lraid_sb_in_sync(&sbs[i]) &&
-			    (best == n || sbs[i].events > sbs[best].events))
+			    (best == n ||
+			     lraid_sb_force_before(ref, &sbs[i], &sbs[best])))
 				best = i;
 		if (best == n)
 			break;

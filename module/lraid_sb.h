@@ -205,9 +205,9 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
  * adds offered members that are not fresh (behind the newest event count
  * or recorded failed, but not partly rebuilt ones, whose data above
  * recovery_offset was never written) to *@fresh_mask, highest event count
- * first, until
- * the level can run. Returns how many it added. Their blocks written
- * while they were out of the array read back old.
+ * first (on a tie, roles the newest superblock does not record failed
+ * first), until the level can run. Returns how many it added. Their
+ * blocks written while they were out of the array read back old.
  */
 unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 			    unsigned int *fresh_mask);

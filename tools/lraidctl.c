@@ -790,7 +790,7 @@ static int cmd_assemble(int argc, char **argv)
 			    __builtin_popcount(r.failed),
 			    __builtin_popcount(r.stale), r.tolerate);
 		} else if (ret == EUCLEAN) {
-			err("lraid%u was not stopped cleanly and would start degraded: the parity of stripes being written then may be stale, so the blocks of the missing roles could be rebuilt wrong; --force starts it anyway",
+			err("lraid%u was not stopped cleanly (or not resynced since) and would start degraded: the parity of stripes being written then may be stale, so the blocks of the missing roles could be rebuilt wrong; --force starts it anyway",
 			    c.index);
 		}
 		ret = 1;
@@ -809,6 +809,9 @@ static int cmd_assemble(int argc, char **argv)
 		    c.index, __builtin_popcount(r.fresh), ref->nr_members,
 		    r.unusable & (r.unusable - 1) ? "s" : "",
 		    roles_str(r.unusable));
+	} else if (have == 0 && !(ref->state & LRAID_SB_STATE_CLEAN)) {
+		err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; with no resync yet it stays marked so, and starting it degraded takes --force",
+		    c.index);
 	}
 	printf("/dev/lraid%u\n", c.index);
 out:

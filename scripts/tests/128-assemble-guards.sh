@@ -6,7 +6,9 @@
 #     member's blocks would be rebuilt from parity that may be stale:
 #     refused (EUCLEAN) with a message naming --force and every superblock
 #     left as it was; with all members it starts; with --force it starts
-#     degraded; also when the member was failed before the crash;
+#     degraded; also when the member was failed before the crash; and
+#     after a stop of the array started that way, since nothing resynced
+#     its parity (no resync yet): the stop leaves the superblocks active;
 #   - the same array (UUID) a second time under another number: RAID6 on
 #     four members split into two pairs would otherwise run twice and
 #     diverge;
@@ -124,7 +126,16 @@ started lraid0 "${m[@]}"
 lr_klog_has "not stopped cleanly" ||
 	lr_fail "all members, dirty: no warning in the kernel log"
 lr_log "all members: started, with the warning"
+lr_klog_mark
 stop
+# nothing resynced the parity (there is no resync yet): a clean stop must
+# not hide the crash, or a later degraded assemble would trust it
+lr_klog_has "left marked not clean" ||
+	lr_fail "stop of an array never resynced: no word in the kernel log"
+[ "$(state "${m[0]}")" = active ] ||
+	lr_fail "stopped without a resync since the crash, yet marked clean"
+refused --run "${m[0]}" "${m[2]}" "${m[3]}"
+lr_log "stopped again without a resync: still not clean, degraded start refused"
 lr_sb_restore "${m[@]}"	# the crash
 lr_klog_mark
 started --force lraid0 "${m[0]}" "${m[2]}" "${m[3]}"
@@ -147,9 +158,11 @@ started --force lraid0 "${m[@]}"
 [ "$(lr_sb_num "${m[0]}" failed_mask)" = 2 ] ||
 	lr_fail "the member failed before the crash is in use again"
 stop
-[ "$(state "${m[0]}")" = clean ] || lr_fail "not clean after a stop"
-started lraid0 "${m[@]}"
-lr_log "refused with all members offered, started with --force; clean after its stop"
+[ "$(state "${m[0]}")" = active ] ||
+	lr_fail "marked clean after a stop, with no resync since the crash"
+refused "${m[@]}"
+started --force lraid0 "${m[@]}"
+lr_log "refused with all members offered, started with --force; still not clean after its stop"
 stop
 
 lr_log "RAID6 x4 split into two pairs"
