@@ -783,12 +783,35 @@ static bool lraid_win_touched(const struct lraid_geom *g, u32 wsec, u32 win,
 }
 
 /*
+ * Whether every segment of @bio is whole sectors. The workers walk a
+ * bio's data sector by sector next to the parity rows, so a segment of,
+ * say, 256 bytes would put data and parity out of step (or run past the
+ * end of the bio). Nothing the block layer lets through from user space
+ * has one (O_DIRECT is checked against the logical block size and DMA
+ * alignment); an in-kernel submitter that builds such a bio gets an
+ * error instead of wrong parity.
+ */
+static bool lraid_bio_whole_sectors(struct bio *bio)
+{
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	if (!bio_has_data(bio))
+		return true;
+	bio_for_each_bvec(bv, bio, iter)
+		if (bv.bv_len & (SECTOR_SIZE - 1))
+			return false;
+	return true;
+}
+
+/*
  * Cut logical sectors [start, start + nr) of @bio into write pieces (or
  * degraded read pieces, @flags LRAID_WREQ_READ), one per touched (stripe,
  * window), and queue them to this CPU's worker. Roles in @avoid are treated
  * as failed for these pieces (a member that just failed a read). @gfp is
  * for the first piece; false, with nothing queued, when that fails (see
- * lraid_submit_gfp()); the others may sleep.
+ * lraid_submit_gfp()); the others may sleep. A bio with a segment that is
+ * not whole sectors gets BLK_STS_IOERR and nothing is queued.
  */
 static bool lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 			       u64 start, u64 nr, u32 flags, u32 avoid,
@@ -800,6 +823,13 @@ static bool lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 	u64 pos = start, end = start + nr;
 	blk_opf_t opf = bio->bi_opf & (REQ_FUA | REQ_SYNC | REQ_META | REQ_PRIO);
 
+	if (unlikely(!lraid_bio_whole_sectors(bio))) {
+		pr_err_ratelimited("%s: %s of a segment that is not whole sectors refused\n",
+				   a->disk->disk_name,
+				   op_is_write(bio_op(bio)) ? "write" : "read");
+		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
+		return true;
+	}
 	while (pos < end) {
 		u64 stripe = div64_u64(pos, sdata);
 		u64 sbase = stripe * sdata;
