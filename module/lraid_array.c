@@ -1064,6 +1064,17 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		ret = -EINVAL;
 		goto out_abort;
 	}
+	/*
+	 * No lraid so far keeps a write-intent bitmap up to date. Run here,
+	 * the array would carry the bitmap fields forward while the bitmap
+	 * missed this run's writes, and a later lraid that trusts it for a
+	 * resync or re-add would skip regions written now.
+	 */
+	if (ref->bitmap_sectors) {
+		pr_warn_ratelimited("assemble: the array has a write-intent bitmap, which this lraid cannot keep up to date\n");
+		ret = -EOPNOTSUPP;
+		goto out_abort;
+	}
 	ret = lraid_assemble_claim(a, ref);
 	if (ret)
 		goto out_abort;

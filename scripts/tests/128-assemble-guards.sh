@@ -16,6 +16,9 @@
 #     (2^64 - 2^32): every later update could write one that no longer
 #     decodes. Refused (EINVAL, the reason in the kernel log), superblocks
 #     untouched; one event lower the array starts and its data reads back;
+#   - an array whose superblocks describe a write-intent bitmap, which no
+#     lraid keeps up to date yet: refused (EOPNOTSUPP), superblocks
+#     untouched, so that its bitmap never misses a run's writes;
 #   - a stop racing opens of the array: a stop that succeeds must leave
 #     no opener behind. A reader opens the disk, reads it O_DIRECT for
 #     10 ms, closes it and opens it again 0-0.5 ms later, in a loop,
@@ -176,9 +179,10 @@ not_assembled "the same array a second time" "Device or resource busy" \
 lr_log "the second pair refused while the first runs"
 stop
 
-# setevents DEV VALUE: set the superblock's event count (offset 0x58), and its
-# crc32c (offset 0xffc, computed with the field zero)
-setevents='
+# setsb DEV OFFSET=VALUE...: set 64-bit superblock fields (events at 0x58,
+# bitmap_offset, bitmap_sectors, bitmap_region_sectors at 0xa0, 0xa8,
+# 0xb0), and its crc32c (offset 0xffc, computed with the field zero)
+setsb='
 import mmap, os, struct, sys
 poly, table = 0x82F63B78, []
 for i in range(256):
@@ -192,7 +196,9 @@ buf = mmap.mmap(-1, 4096)
 if os.preadv(fd, [buf], 0) != 4096:
     sys.exit("short read")
 sb = bytearray(buf)
-sb[0x58:0x60] = struct.pack("<Q", int(sys.argv[2]))
+for kv in sys.argv[2:]:
+    off, val = (int(x, 0) for x in kv.split("="))
+    sb[off:off + 8] = struct.pack("<Q", val)
 sb[0xffc:0x1000] = bytes(4)
 crc = 0xFFFFFFFF
 for b in sb:
@@ -212,17 +218,40 @@ stop
 # (past bash's signed arithmetic: written out)
 last=18446744065119617025 over=18446744065119617026
 for d in "${m[@]}"; do
-	python3 -c "$setevents" "$d" "$over" ||
+	python3 -c "$setsb" "$d" "0x58=$over" ||
 		lr_fail "set the event count of $d"
 done
 not_assembled "event count 2^64 - 2^33 + 2" "Invalid argument" \
 	"too close to its limit" lraid0 "${m[@]}" -- "${m[@]}"
 for d in "${m[@]}"; do
-	python3 -c "$setevents" "$d" "$last" ||
+	python3 -c "$setsb" "$d" "0x58=$last" ||
 		lr_fail "set the event count of $d"
 done
 started lraid0 "${m[@]}"
 lr_log "refused at 2^64 - 2^33 + 2 events, started at one less"
+stop
+
+lr_log "a write-intent bitmap"
+fresh 5 3 16
+lr_fio /dev/lraid0 data "${job[@]}"
+stop
+# valid fields (the whole gap between superblock and data, 64 MiB a bit),
+# as an lraid that keeps a bitmap would write them
+for d in "${m[@]}"; do
+	python3 -c "$setsb" "$d" 0xa0=8 0xa8=2040 0xb0=131072 ||
+		lr_fail "set the bitmap fields of $d"
+done
+"$LRAIDCTL" examine "${m[0]}" >/dev/null ||
+	lr_fail "examine: the bitmap fields do not decode"
+not_assembled "an array with a write-intent bitmap" "Operation not supported" \
+	"write-intent bitmap, which this lraid cannot keep up to date" \
+	lraid0 "${m[@]}" -- "${m[@]}"
+for d in "${m[@]}"; do
+	python3 -c "$setsb" "$d" 0xa0=0 0xa8=0 0xb0=0 ||
+		lr_fail "clear the bitmap fields of $d"
+done
+started lraid0 "${m[@]}"
+lr_log "refused with a bitmap, started without"
 stop
 
 lr_log "stop racing opens"
