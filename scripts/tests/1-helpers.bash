@@ -416,6 +416,12 @@ lr_sb_num() {
 	"$LRAIDCTL" examine --json "$1" | sed "s/.*\"$2\": \([0-9]*\).*/\1/"
 }
 
+# lr_sb_state DEV: the state in DEV's superblock, clean or active
+lr_sb_state() {
+	"$LRAIDCTL" examine --json "$1" |
+		sed 's/.*"state": "\([a-z]*\)".*/\1/'
+}
+
 # lr_noise DEV [MIB]: random bytes over DEV's data area (its first MIB MiB,
 # all of it by default), behind lraid's back. After `lraidctl fail DEV` a
 # read that still came from DEV rather than from the survivors' parity

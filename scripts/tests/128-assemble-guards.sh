@@ -45,11 +45,6 @@ sbsum() {
 	done | sha256sum
 }
 
-state() {
-	"$LRAIDCTL" examine --json "$1" |
-		sed 's/.*"state": "\([a-z]*\)".*/\1/'
-}
-
 # refused ARGS...: assemble lraid0 ARGS... without --force must fail with EUCLEAN
 # and change no superblock
 refused() {
@@ -120,7 +115,7 @@ lr_log "RAID5 x4 not stopped cleanly"
 fresh 5 4 48
 lr_fio /dev/lraid0 data "${job[@]}"
 lr_sb_save "${m[@]}"
-[ "$(state "${m[0]}")" = active ] || lr_fail "a running array's superblock is not active"
+[ "$(lr_sb_state "${m[0]}")" = active ] || lr_fail "a running array's superblock is not active"
 stop
 lr_sb_restore "${m[@]}"	# the crash
 refused --run "${m[0]}" "${m[2]}" "${m[3]}"
@@ -135,7 +130,7 @@ stop
 # not hide the crash, or a later degraded assemble would trust it
 lr_klog_has "left marked not clean" ||
 	lr_fail "stop of an array never resynced: no word in the kernel log"
-[ "$(state "${m[0]}")" = active ] ||
+[ "$(lr_sb_state "${m[0]}")" = active ] ||
 	lr_fail "stopped without a resync since the crash, yet marked clean"
 refused --run "${m[0]}" "${m[2]}" "${m[3]}"
 lr_log "stopped again without a resync: still not clean, degraded start refused"
@@ -161,7 +156,7 @@ started --force lraid0 "${m[@]}"
 [ "$(lr_sb_num "${m[0]}" failed_mask)" = 2 ] ||
 	lr_fail "the member failed before the crash is in use again"
 stop
-[ "$(state "${m[0]}")" = active ] ||
+[ "$(lr_sb_state "${m[0]}")" = active ] ||
 	lr_fail "marked clean after a stop, with no resync since the crash"
 refused "${m[@]}"
 started --force lraid0 "${m[@]}"

@@ -46,11 +46,6 @@ passes_cleanup() {
 }
 trap passes_cleanup EXIT
 
-state() {
-	"$LRAIDCTL" examine --json "$1" |
-		sed 's/.*"state": "\([a-z]*\)".*/\1/'
-}
-
 lr_log "RAID5 x4 with volatile caches: a stop that waits on role 1"
 lr_target lraid-wcache
 lr_members nullb 4 64
@@ -64,7 +59,7 @@ done
 lr_create lraid0 --level 5 --chunk 16K "${dm[@]}"
 # a clean start: the superblocks on the devices say active, with the
 # caches written back by the create's superblock passes
-[ "$(state "${raw[0]}")" = active ] || lr_fail "running, yet not active on disk"
+[ "$(lr_sb_state "${raw[0]}")" = active ] || lr_fail "running, yet not active on disk"
 head -c 6M /dev/urandom >"$LR_TMP/data"
 dd if="$LR_TMP/data" of=/dev/lraid0 bs=192k oflag=direct status=none ||
 	lr_fail "write"
@@ -96,7 +91,7 @@ for i in 0 1 2 3; do
 done
 LR_DM=()
 for i in 0 1 2 3; do
-	s=$(state "${raw[i]}")
+	s=$(lr_sb_state "${raw[i]}")
 	[ "$s" = active ] ||
 		lr_fail "after the cut, role $i says $s although role 1 lost its cache"
 done

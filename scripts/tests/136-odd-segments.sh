@@ -30,6 +30,23 @@ oddseg() {
 	echo "$r"
 }
 
+# refused OP ARGS...: lraid_oddseg with ARGS must end with EIO, the
+# kernel log must name OP, and lraid0 must still read what was written
+refused() {
+	local op=$1 r
+	shift
+	lr_klog_mark
+	r=$(oddseg "$@")
+	[ "$r" = -5 ] ||
+		lr_fail "$op of 256-byte segments: result $r, not -5 (EIO)"
+	lr_klog_has "$op of a segment that is not whole sectors refused" ||
+		lr_fail "the refused $op: no word in the kernel log"
+	dd if=/dev/lraid0 of="$LR_TMP/got" bs=1M count=1 iflag=direct \
+		status=none
+	cmp -s "$LR_TMP/got" "$LR_TMP/want" ||
+		lr_fail "lraid0 reads other bytes after the refused $op"
+}
+
 lr_members nullb 4 32
 m=("${LR_M[@]}")
 lr_create lraid0 --level 5 --chunk 16K "${m[@]}"
@@ -38,27 +55,13 @@ dd if="$LR_TMP/want" of=/dev/lraid0 bs=48k oflag=direct status=none ||
 	lr_fail "write"
 
 lr_log "a write of two 256-byte segments"
-lr_klog_mark
-r=$(oddseg sector=8)
-[ "$r" = -5 ] || lr_fail "write of 256-byte segments: result $r, not -5 (EIO)"
-lr_klog_has "write of a segment that is not whole sectors refused" ||
-	lr_fail "the refused write: no word in the kernel log"
-dd if=/dev/lraid0 of="$LR_TMP/got" bs=1M count=1 iflag=direct status=none
-cmp -s "$LR_TMP/got" "$LR_TMP/want" ||
-	lr_fail "lraid0 changed under a refused write"
+refused write sector=8
 
 lr_log "a degraded read of two 256-byte segments"
 "$LRAIDCTL" fail lraid0 "${m[0]}" >/dev/null || lr_fail "fail ${m[0]}"
 lr_noise "${m[0]}" 4
 # stripe 0 puts data chunk 0 (sectors 0-31) on role 0
-lr_klog_mark
-r=$(oddseg sector=8 write=0)
-[ "$r" = -5 ] || lr_fail "degraded read of 256-byte segments: result $r, not -5 (EIO)"
-lr_klog_has "read of a segment that is not whole sectors refused" ||
-	lr_fail "the refused read: no word in the kernel log"
-dd if=/dev/lraid0 of="$LR_TMP/got" bs=1M count=1 iflag=direct status=none
-cmp -s "$LR_TMP/got" "$LR_TMP/want" ||
-	lr_fail "lraid0 reads other bytes after the refused read"
+refused read sector=8 write=0
 
 lr_log "the array still works"
 head -c 1M /dev/urandom >"$LR_TMP/want"
