@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -733,6 +734,66 @@ static void lraid_zero_fn(struct work_struct *work)
  * does not leave an older superblock describing data now partly zeroed.
  * Returns -EINTR if the caller is killed while it waits.
  */
+/* What lraid_create_probe() writes where a member's superblock goes. */
+struct lraid_probe {
+	u8 tag[16];
+	__le32 role;
+};
+
+/*
+ * Two names for one storage (two loop devices on one file, two paths to
+ * one LUN, two device-mapper maps of one range) pass every check made on
+ * the devices, and their roles would overwrite each other from the first
+ * write on. Each member gets a block naming its role where its superblock
+ * goes (create writes that block anyway), then every block is read back:
+ * a member that reads another role's block shares its storage.
+ */
+static int lraid_create_probe(struct lraid_array *a)
+{
+	unsigned int i, r, nr = a->geom.nr_members;
+	struct block_device *b;
+	struct lraid_probe *p;
+	struct page *page;
+	u8 tag[16];
+	int ret = 0;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	p = page_address(page);
+	get_random_bytes(tag, sizeof(tag));
+	for (i = 0; i < nr && !ret; i++) {
+		b = a->members[i].b.bdev;
+		memcpy(p->tag, tag, sizeof(tag));
+		p->role = cpu_to_le32(i);
+		ret = lraid_sb_io(b, page, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+		if (ret)
+			pr_err("create: writing the first block of %pg failed: %d\n",
+			       b, ret);
+	}
+	for (i = 0; i < nr && !ret; i++) {
+		b = a->members[i].b.bdev;
+		ret = lraid_sb_io(b, page, REQ_OP_READ | REQ_SYNC);
+		if (ret) {
+			pr_err("create: reading the first block of %pg failed: %d\n",
+			       b, ret);
+			break;
+		}
+		r = le32_to_cpu(p->role);
+		if (!memcmp(p->tag, tag, sizeof(tag)) && r == i)
+			continue;
+		if (!memcmp(p->tag, tag, sizeof(tag)) && r < nr)
+			pr_warn_ratelimited("create: %pg and %pg are the same storage: role %u reads what was written to role %u\n",
+					    b, a->members[r].b.bdev, i, r);
+		else
+			pr_warn_ratelimited("create: %pg does not read back what was written to it\n",
+					    b);
+		ret = -EINVAL;
+	}
+	__free_page(page);
+	return ret;
+}
+
 static int lraid_create_zero(struct lraid_array *a)
 {
 	unsigned int i, nr = a->geom.nr_members;
@@ -843,6 +904,9 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	 * exclusively). An initial background resync instead of zeroing is
 	 * future work.
 	 */
+	ret = lraid_create_probe(a);
+	if (ret)
+		goto out_abort;
 	if (!args->assume_clean) {
 		ret = lraid_create_zero(a);
 		if (ret)

@@ -3,7 +3,9 @@
 # Bad input is refused with a clear error, leaves members untouched and the
 # kernel clean (vm-run checks dmesg for splats). Among it: members whose
 # array would be larger than a block device may be (dm-zero, where the
-# kernel has it).
+# kernel has it), and two members that are one storage under two names
+# (two loop devices over one file: create's probe of the first block
+# finds them, having written it).
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -99,6 +101,26 @@ if lr_dm lrbig0 "$bigt" 2>/dev/null; then
 else
 	echo "no dm-zero target here: an array too large not tried"
 fi
+
+# two names for one storage: a second loop device over the first one's
+# file passes every check on the devices, and the two roles would
+# overwrite each other; create writes each member a block naming its
+# role and reads them all back
+lr_loop 64
+dup=("$LR_DEV")
+dup+=("$(losetup -f --show "$(losetup -n -O BACK-FILE "${dup[0]}")")") ||
+	lr_fail "a second loop device over the file of ${dup[0]}"
+LR_LOOPS+=("${dup[1]}")
+lr_loop 64
+dup+=("$LR_DEV")
+lr_klog_mark
+refuse "two names for one storage" create lraid0 --level 5 --run "${dup[@]}"
+lr_klog_has "${dup[0]##*/} and ${dup[1]##*/} are the same storage" ||
+	lr_fail "two names for one storage: not named in the kernel log"
+for d in "${dup[@]}"; do
+	"$LRAIDCTL" examine "$d" >/dev/null 2>&1 &&
+		lr_fail "two names for one storage: a superblock left on $d"
+done
 
 # two arrays, then a mixed set, a missing member and a member twice
 # mdadm's spellings: --level=N, -n, --chunk in KiB, options after names
