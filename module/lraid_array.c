@@ -360,6 +360,8 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict,
 		return ret;
 	if (written)
 		ret = 0;
+	else if (!ret)
+		ret = -EIO;	/* no member left to take it */
 	lraid_held_release(a, failed, written);
 	return ret;
 }
@@ -728,12 +730,6 @@ static void lraid_zero_fn(struct work_struct *work)
 		complete(&z->done);
 }
 
-/*
- * Erase every member's superblock block, then zero the data areas in
- * parallel. The erase comes first so that an interrupted or failed create
- * does not leave an older superblock describing data now partly zeroed.
- * Returns -EINTR if the caller is killed while it waits.
- */
 /* What lraid_create_probe() writes where a member's superblock goes. */
 struct lraid_probe {
 	u8 tag[16];
@@ -794,6 +790,12 @@ static int lraid_create_probe(struct lraid_array *a)
 	return ret;
 }
 
+/*
+ * Erase every member's superblock block, then zero the data areas in
+ * parallel. The erase comes first so that an interrupted or failed create
+ * does not leave an older superblock describing data now partly zeroed.
+ * Returns -EINTR if the caller is killed while it waits.
+ */
 static int lraid_create_zero(struct lraid_array *a)
 {
 	unsigned int i, nr = a->geom.nr_members;
@@ -1177,7 +1179,11 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		pr_warn("lraid%d: array was not stopped cleanly (or not resynced since): parity of stripes written at the time may be stale (resync is future work)\n",
 			index);
 	a->clean = false;
-	a->unsynced = !clean;
+	/*
+	 * Members --force took back missed writes that parity holds: their
+	 * stripes disagree with it as after a crash.
+	 */
+	a->unsynced = !clean || forced;
 	ret = lraid_array_start(a, clean, ref->failed_mask | forced);
 	if (ret)
 		goto out_free;
@@ -1218,49 +1224,46 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
  * after the other, and a power cut between two of them must not leave a
  * clean superblock on one member while another loses cached data or
  * parity (the array would then be trusted clean when assembled degraded).
- * False if a member did not take its flush: its cached writes may be
- * lost, and the array stays marked not clean.
+ * A member that fails its flush may have lost cached writes: it is
+ * marked failed, as for a failed write, and the superblock pass that
+ * follows records it.
  */
-static bool lraid_members_flush(struct lraid_array *a)
+static void lraid_members_flush(struct lraid_array *a)
 {
-	u32 failed = READ_ONCE(a->failed);
-	bool ok = true;
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < a->geom.nr_members; i++) {
 		struct block_device *b = a->members[i].b.bdev;
 
-		if (!b || (failed & BIT(i)))
+		if (!b || (READ_ONCE(a->failed) & BIT(i)))
 			continue;
 		err = blkdev_issue_flush(b);
-		if (err) {
-			pr_err("lraid%d: flush of %pg failed: %d; the array stays marked not clean\n",
-			       a->index, b, err);
-			ok = false;
-		}
+		if (err && lraid_fail_member(a, i, true) > 0)
+			pr_crit("lraid%d: %pg (role %u) marked failed: its write cache could not be flushed (%d)\n",
+				a->index, b, i, err);
 	}
-	return ok;
+	if (lraid_array_lost(a))
+		pr_crit("lraid%d: more members failed than parity covers: the array has failed\n",
+			a->index);
 }
 
 static void lraid_array_teardown(struct lraid_array *a)
 {
-	bool flushed;
-
 	lraid_holders_unlink(a, a->geom.nr_members);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
 	lraid_io_exit(a);
-	flushed = lraid_members_flush(a);
+	lraid_members_flush(a);
 	mutex_lock(&a->sb_mutex);
 	a->events++;
-	a->clean = flushed && !a->unsynced;
+	a->clean = !a->unsynced;
 	if (lraid_sb_write_all(a, false, NULL))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
 	mutex_unlock(&a->sb_mutex);
 	if (a->unsynced)
-		pr_warn("lraid%d: left marked not clean: parity was never resynced after the unclean shutdown\n",
+		pr_warn("lraid%d: left marked not clean: parity was never resynced after the unclean shutdown or the --force start\n",
 			a->index);
 	lraid_members_close(a);
 	put_disk(a->disk);

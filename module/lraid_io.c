@@ -798,8 +798,12 @@ static bool lraid_bio_whole_sectors(struct bio *bio)
 
 	if (!bio_has_data(bio))
 		return true;
+	/*
+	 * Multi-page segments: one that starts and ends on sector bounds
+	 * splits into pages that do too (pages are whole sectors).
+	 */
 	bio_for_each_bvec(bv, bio, iter)
-		if (bv.bv_len & (SECTOR_SIZE - 1))
+		if ((bv.bv_offset | bv.bv_len) & (SECTOR_SIZE - 1))
 			return false;
 	return true;
 }

@@ -8,7 +8,10 @@
 #    and so do reads that would need either member: the failed write left
 #    parity and data disagreeing, and a rebuild from them would return
 #    wrong bytes. Blocks on the other members read back right. The array
-#    then refuses to assemble; --force brings the second member back.
+#    then refuses to assemble; --force brings the second member back,
+#    and its stop leaves the array marked not clean (the member it took
+#    back missed writes that parity holds; nothing resynced it), so the
+#    next degraded assemble is refused again without --force.
 #  - A member that cannot take its superblock at stop is marked failed
 #    and the others are still written: the array assembles degraded.
 #  - Every member fails every write: writes fail, and a flush fails too
@@ -112,7 +115,20 @@ same 68 60 || lr_fail "role 1 reads other bytes after --force"
 rd 128 64 || lr_fail "role 2 after --force"
 same 128 64 || lr_fail "role 2 reads other bytes after --force"
 rd 0 4 || lr_fail "role 0 rebuilt after --force"
+lr_klog_mark
 "$LRAIDCTL" stop lraid0 || lr_fail stop
+# role 1 missed writes that parity holds: nothing resynced it, so the
+# stop must not mark the array clean
+[ "$(lr_sb_state "${LR_M[2]}")" = active ] ||
+	lr_fail "a --force run that took role 1 back stopped marked clean"
+lr_klog_has "left marked not clean" ||
+	lr_fail "a --force run stopped: no word in the kernel log"
+# so the next degraded start needs --force again
+if "$LRAIDCTL" assemble lraid0 "${LR_M[@]}" >"$LR_TMP/asm" 2>&1; then
+	lr_fail "assembled degraded without --force after a --force run"
+fi
+grep -q "Structure needs cleaning" "$LR_TMP/asm" ||
+	lr_fail "not refused as not clean: $(cat "$LR_TMP/asm")"
 
 lr_log "RAID5 x4, role 2 cannot take its superblock at stop"
 array 2

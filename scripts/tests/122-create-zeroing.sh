@@ -48,14 +48,15 @@ base() {
 }
 
 # partly_zeroed MAX DEV...: every DEV has written more than its base plus
-# the superblock erase (8 sectors) but less than MAX sectors more, in one
-# sample: the zeroing of them all is under way
+# create's probe of the first block and the superblock erase (8 sectors
+# each) but less than MAX sectors more, in one sample: the zeroing of them
+# all is under way
 partly_zeroed() {
 	local max=$1 d n
 	shift
 	for d in "$@"; do
 		n=$(($(written "$d") - BASE[$d]))
-		[ "$n" -gt 8 ] && [ "$n" -lt "$max" ] || return 1
+		[ "$n" -gt 16 ] && [ "$n" -lt "$max" ] || return 1
 	done
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # A bio whose segments are not whole sectors, which only an in-kernel
 # submitter can build (tests/badblk's lraid_oddseg module sends one: 512
-# bytes in two segments of 256), is refused with EIO where lraid's
+# bytes in two segments of 256, or one segment of 512 bytes that crosses
+# a page boundary 256 bytes in), is refused with EIO where lraid's
 # workers would walk it: a write, and a read of a block on a failed
 # member (rebuilt from parity). Nothing is written, the data reads back
 # as before, and the array goes on working. (The workers step through a
@@ -38,7 +39,7 @@ refused() {
 	lr_klog_mark
 	r=$(oddseg "$@")
 	[ "$r" = -5 ] ||
-		lr_fail "$op of 256-byte segments: result $r, not -5 (EIO)"
+		lr_fail "$op ($*): result $r, not -5 (EIO)"
 	lr_klog_has "$op of a segment that is not whole sectors refused" ||
 		lr_fail "the refused $op: no word in the kernel log"
 	dd if=/dev/lraid0 of="$LR_TMP/got" bs=1M count=1 iflag=direct \
@@ -56,12 +57,15 @@ dd if="$LR_TMP/want" of=/dev/lraid0 bs=48k oflag=direct status=none ||
 
 lr_log "a write of two 256-byte segments"
 refused write sector=8
+lr_log "a write of 512 bytes from 256 bytes before a page's end"
+refused write sector=8 cross=1
 
 lr_log "a degraded read of two 256-byte segments"
 "$LRAIDCTL" fail lraid0 "${m[0]}" >/dev/null || lr_fail "fail ${m[0]}"
 lr_noise "${m[0]}" 4
 # stripe 0 puts data chunk 0 (sectors 0-31) on role 0
 refused read sector=8 write=0
+refused read sector=8 write=0 cross=1
 
 lr_log "the array still works"
 head -c 1M /dev/urandom >"$LR_TMP/want"

@@ -2,12 +2,14 @@
 /*
  * lraid-oddseg: a module for lraid's scenarios, never loaded in
  * production. Loading it sends one bio to a block device, as an in-kernel
- * submitter may build it: 512 bytes in two segments of 256 bytes, which
- * nothing from user space can send (O_DIRECT is checked against the
- * logical block size). The answer is in the parameter "result" (0 or a
- * negative errno) until the module is removed.
+ * submitter may build it: 512 bytes in two segments of 256 bytes, or with
+ * cross=1 in one segment of 512 bytes that starts 256 bytes before the
+ * end of a page (two contiguous pages), which nothing from user space
+ * can send (O_DIRECT is checked against the logical block size). The
+ * answer is in the parameter "result" (0 or a negative errno) until the
+ * module is removed.
  *
- *   insmod lraid_oddseg.ko major=M minor=N [sector=S] [write=0|1]
+ *   insmod lraid_oddseg.ko major=M minor=N [sector=S] [write=0|1] [cross=0|1]
  *
  * A write carries 0x5a bytes. Loading fails only when the device cannot
  * be opened or memory is short.
@@ -34,6 +36,10 @@ static bool write = true;
 module_param(write, bool, 0444);
 MODULE_PARM_DESC(write, "write (Y, the default) or read (N)");
 
+static bool cross;
+module_param(cross, bool, 0444);
+MODULE_PARM_DESC(cross, "one segment across a page boundary (Y) or two of 256 bytes (N, the default)");
+
 static int result = 1;
 module_param(result, int, 0444);
 MODULE_PARM_DESC(result, "what the bio ended with: 0 or a negative errno");
@@ -49,28 +55,33 @@ static int __init lraid_oddseg_init(void)
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
-	page = alloc_page(GFP_KERNEL);
+	page = alloc_pages(GFP_KERNEL, 1);
 	if (!page)
 		goto out_close;
-	memset(page_address(page), 0x5a, PAGE_SIZE);
+	memset(page_address(page), 0x5a, 2 * PAGE_SIZE);
 	bio = bio_alloc(b.bdev, 2, write ? REQ_OP_WRITE : REQ_OP_READ,
 			GFP_KERNEL);
 	if (!bio)
 		goto out_page;
 	bio->bi_iter.bi_sector = sector;
-	/* apart in the page, so that the block layer cannot merge them */
-	if (bio_add_page(bio, page, 256, 0) != 256 ||
-	    bio_add_page(bio, page, 256, 1024) != 256) {
+	if (cross) {
+		/* pages are whole sectors: this one segment is not */
+		__bio_add_page(bio, page, 512, PAGE_SIZE - 256);
+	} else if (bio_add_page(bio, page, 256, 0) != 256 ||
+		   bio_add_page(bio, page, 256, 1024) != 256) {
+		/* apart in the page, so that the block layer cannot merge them */
 		bio_put(bio);
 		goto out_page;
 	}
 	result = submit_bio_wait(bio);
 	bio_put(bio);
-	pr_info("lraid-oddseg: %s of two 256-byte segments at sector %llu of %u:%u: %d\n",
-		write ? "write" : "read", sector, major, minor, result);
+	pr_info("lraid-oddseg: %s of %s at sector %llu of %u:%u: %d\n",
+		write ? "write" : "read",
+		cross ? "a segment across pages" : "two 256-byte segments",
+		sector, major, minor, result);
 	ret = 0;
 out_page:
-	__free_page(page);
+	__free_pages(page, 1);
 out_close:
 	lraid_compat_close(&b);
 	return ret;
