@@ -246,8 +246,9 @@ struct lraid_array {
 	u64 ctime;
 	bool clean;			/* on-disk state */
 	/*
-	 * Started from superblocks that were not clean, and parity was not
-	 * resynced since (there is no resync yet): a stop leaves them so.
+	 * Started from superblocks that were not clean, or with members
+	 * --force took back, and parity was not resynced since (there is
+	 * no resync yet): a stop leaves the superblocks not clean.
 	 */
 	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */

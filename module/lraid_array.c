@@ -751,6 +751,7 @@ static int lraid_create_probe(struct lraid_array *a)
 	struct lraid_probe *p;
 	struct page *page;
 	u8 tag[16];
+	bool ours;
 	int ret = 0;
 
 	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -758,9 +759,9 @@ static int lraid_create_probe(struct lraid_array *a)
 		return -ENOMEM;
 	p = page_address(page);
 	get_random_bytes(tag, sizeof(tag));
+	memcpy(p->tag, tag, sizeof(tag));
 	for (i = 0; i < nr && !ret; i++) {
 		b = a->members[i].b.bdev;
-		memcpy(p->tag, tag, sizeof(tag));
 		p->role = cpu_to_le32(i);
 		ret = lraid_sb_io(b, page, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
 		if (ret)
@@ -776,9 +777,10 @@ static int lraid_create_probe(struct lraid_array *a)
 			break;
 		}
 		r = le32_to_cpu(p->role);
-		if (!memcmp(p->tag, tag, sizeof(tag)) && r == i)
+		ours = !memcmp(p->tag, tag, sizeof(tag));
+		if (ours && r == i)
 			continue;
-		if (!memcmp(p->tag, tag, sizeof(tag)) && r < nr)
+		if (ours && r < nr)
 			pr_warn_ratelimited("create: %pg and %pg are the same storage: role %u reads what was written to role %u\n",
 					    b, a->members[r].b.bdev, i, r);
 		else

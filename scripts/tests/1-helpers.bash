@@ -481,20 +481,23 @@ lr_target() {
 # lr_bad_setup N [nullb|loop]: sets LR_BAD to N such devices of 64 MiB, no
 # sector bad, over null_blk (the default; discard, no write-zeroes) or
 # over loop on a file (discard and write-zeroes where the file system has
-# them)
+# them). LR_BAD_DM keeps the names of every call's tables, LR_BAD_NEW
+# the index in it of this call's first
 lr_bad_setup() {
-	local n=$1 kind=${2:-nullb} i
+	local n=$1 kind=${2:-nullb} i j
 	LR_BAD=()
+	LR_BAD_NEW=${#LR_BAD_DM[@]}
 	lr_target lraid-bad
 	for ((i = 0; i < n; i++)); do
+		j=${#LR_BAD_DM[@]}
 		if [ "$kind" = loop ]; then
 			lr_loop 64
 		else
-			lr_nullb "lrbadnull$i" 64
+			lr_nullb "lrbadnull$j" 64
 		fi
-		lr_dm "lrbad$i" "0 $((64 * 2048)) lraid-bad $LR_DEV 0" ||
-			lr_fail "dmsetup create lrbad$i"
-		LR_BAD_DM+=("lrbad$i")
+		lr_dm "lrbad$j" "0 $((64 * 2048)) lraid-bad $LR_DEV 0" ||
+			lr_fail "dmsetup create lrbad$j"
+		LR_BAD_DM+=("lrbad$j")
 		LR_BAD+=("$LR_DEV")
 	done
 }

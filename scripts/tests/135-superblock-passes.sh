@@ -147,13 +147,9 @@ lr_log "roles 0 and 2 at $e0w while role 4 waited; all at $e after it"
 lr_log "RAID5 x4 on loop: a member fails its flush at stop"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop the RAID6"
 LR_ARRAYS=()
-fl=()
-for i in 0 1 2 3; do
-	lr_loop 64
-	lr_dm "lrflush$i" "0 $((64 * 2048)) lraid-bad $LR_DEV 0" ||
-		lr_fail "dmsetup create lrflush$i"
-	fl+=("$LR_DEV")
-done
+lr_bad_setup 4 loop
+fl=("${LR_BAD[@]}")
+flush2=${LR_BAD_DM[LR_BAD_NEW + 2]}
 # without a cache on the member, the block layer ends an empty flush
 # before lraid-bad sees it, and the part would test nothing
 [ "$(cat "/sys/block/${fl[2]#/dev/}/queue/write_cache")" = "write back" ] ||
@@ -162,11 +158,11 @@ lr_create lraid0 --level 5 --chunk 64K "${fl[@]}"
 head -c 2M /dev/urandom >"$LR_TMP/want"
 dd if="$LR_TMP/want" of=/dev/lraid0 bs=1M oflag=direct status=none ||
 	lr_fail "write"
-dmsetup message lrflush2 0 fail_flushes 1 || lr_fail "fail_flushes"
+dmsetup message "$flush2" 0 fail_flushes 1 || lr_fail "fail_flushes"
 lr_klog_mark
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop with role 2 failing flushes"
 LR_ARRAYS=()
-dmsetup message lrflush2 0 fail_flushes 0
+dmsetup message "$flush2" 0 fail_flushes 0
 for i in 0 1 3; do
 	[ "$(lr_sb_state "${fl[i]}")" = clean ] ||
 		lr_fail "a member failing its flush left the array not clean"
