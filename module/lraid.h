@@ -139,6 +139,10 @@ struct lraid_clone {
 #define LRAID_WREQ_ZERO		BIT(0)	/* write zeroes, no bio data */
 #define LRAID_WREQ_READ		BIT(1)	/* degraded read: reconstruct */
 
+/* lraid_array.refused: bit numbers */
+#define LRAID_REFUSED_DISCARD	0	/* a member withdrew discard */
+#define LRAID_REFUSED_WZEROES	1	/* a member withdrew write-zeroes */
+
 /* One write piece: the part of @bio inside one window of one stripe. */
 struct lraid_wreq {
 	struct llist_node node;		/* worker incoming list */
@@ -163,7 +167,9 @@ struct lraid_drange {
 	struct bio *bio;
 	atomic_t pending;		/* member bios in flight, plus one */
 	atomic_t took;			/* members that carried it out */
-	atomic_t notsupp;		/* members that answered NOTSUPP */
+	atomic_t notsupp;		/* members that refused it */
+	enum req_op op;			/* what the members were sent */
+	struct work_struct work;	/* after a refusal, a->refused_wq */
 };
 
 struct lraid_shard {
@@ -262,6 +268,12 @@ struct lraid_array {
 	struct lraid_sb_info *sb_buf;
 	/* what a full-stripe discard sends to members (0: discard is off) */
 	enum req_op discard_op;
+	/*
+	 * LRAID_REFUSED_* bits: a member refused that operation at run time
+	 * and no longer offers it, so neither does the array
+	 * (lraid_drange_refused()).
+	 */
+	unsigned long refused;
 	struct lraid_member members[LRAID_MAX_MEMBERS];
 	/*
 	 * Roles marked failed (bit r: role r). Bits are only ever added,
@@ -294,6 +306,12 @@ struct lraid_array {
 	 */
 	struct workqueue_struct *fail_wq;
 	struct delayed_work fail_work;	/* records a->failed on disk */
+	/*
+	 * Ranges some member refused to discard or zero, written with zeroes
+	 * there: apart from a->wq, whose work may wait for write pieces the
+	 * range keeps parked.
+	 */
+	struct workqueue_struct *refused_wq;
 	struct percpu_ref active;
 	struct completion active_done;
 

@@ -148,6 +148,31 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 }
 
 /*
+ * Stop offering discard (@discard) and write-zeroes (@wzeroes) on a live
+ * disk, as sd does when a disk turns out to reject one; from process
+ * context. Bios already past the block layer's check still arrive.
+ */
+static inline int lraid_compat_drop_limits(struct gendisk *disk,
+					   bool discard, bool wzeroes)
+{
+#if LRAID_NEW_BLOCK_API
+	struct queue_limits lim = queue_limits_start_update(disk->queue);
+
+	if (discard)
+		lim.max_hw_discard_sectors = 0;
+	if (wzeroes)
+		lim.max_write_zeroes_sectors = 0;
+	return queue_limits_commit_update(disk->queue, &lim);
+#else
+	if (discard)
+		blk_queue_max_discard_sectors(disk->queue, 0);
+	if (wzeroes)
+		blk_queue_max_write_zeroes_sectors(disk->queue, 0);
+	return 0;
+#endif
+}
+
+/*
  * End the accounting of an I/O of @sectors on the lraid disk @bdev that
  * bio_start_io_acct() started at @start (6.1 counted the sectors then).
  */

@@ -365,11 +365,17 @@ int lraid_io_init(struct lraid_array *a)
 	if (!a->fail_wq)
 		goto out_wq;
 	INIT_DELAYED_WORK(&a->fail_work, lraid_fail_work);
+	a->refused_wq = alloc_workqueue("lraid%d_refused", WQ_MEM_RECLAIM, 0,
+					a->index);
+	if (!a->refused_wq)
+		goto out_fail_wq;
 	spin_lock_init(&a->drange_lock);
 	INIT_LIST_HEAD(&a->dranges);
 	init_waitqueue_head(&a->drange_wait);
 	return 0;
 
+out_fail_wq:
+	destroy_workqueue(a->fail_wq);
 out_wq:
 	destroy_workqueue(a->wq);
 out_acct:
@@ -402,6 +408,7 @@ void lraid_io_quiesce(struct lraid_array *a)
 
 void lraid_io_exit(struct lraid_array *a)
 {
+	destroy_workqueue(a->refused_wq);
 	destroy_workqueue(a->fail_wq);
 	destroy_workqueue(a->wq);
 	mempool_destroy(a->acct_pool);
@@ -876,41 +883,98 @@ static void lraid_queue_write(struct lraid_array *a, struct bio *bio,
 }
 
 /*
- * Members that answered BLK_STS_NOTSUPP (@mask) did nothing. When no
- * member carried the request out, nothing changed anywhere: it fails with
- * NOTSUPP, and the caller may write zeroes instead (blkdev_issue_zeroout()
- * does; loop members on a file system without the fallocate mode all
- * answer so). When some did, the others now disagree with the parity
- * there: they are failed as for a failed write (a member whose discard or
- * write-zeroes went away at run time, discard_max_bytes set to 0).
+ * A member refused a discard or write-zeroes: it answered "not supported",
+ * or, as sd does for a disk that rejects WRITE SAME it had claimed,
+ * BLK_STS_TARGET after withdrawing the offer (dm's clone_endio() reads it
+ * so too). It changed nothing there: not a write error.
  */
-static void lraid_drange_notsupp(struct lraid_drange *d, u32 mask)
+static bool lraid_op_offered(struct block_device *b, enum req_op op)
 {
-	unsigned long bits = mask;
-	unsigned int m;
-
-	if (!atomic_read(&d->took)) {
-		if (!READ_ONCE(d->bio->bi_status))
-			WRITE_ONCE(d->bio->bi_status, BLK_STS_NOTSUPP);
-		return;
-	}
-	for_each_set_bit(m, &bits, BITS_PER_LONG)
-		if (!lraid_member_write_error(d->a, m, BLK_STS_NOTSUPP))
-			WRITE_ONCE(d->bio->bi_status, BLK_STS_IOERR);
+	if (op == REQ_OP_WRITE_ZEROES)
+		return bdev_write_zeroes_sectors(b);
+	return bdev_max_discard_sectors(b);
 }
 
-static void lraid_drange_put(struct lraid_drange *d)
+static bool lraid_piece_refused(struct lraid_array *a, unsigned int m,
+				struct bio *piece)
+{
+	if (piece->bi_status == BLK_STS_NOTSUPP)
+		return true;
+	return piece->bi_status == BLK_STS_TARGET &&
+	       !lraid_op_offered(a->members[m].b.bdev, bio_op(piece));
+}
+
+static int lraid_refused_bit(enum req_op op)
+{
+	return op == REQ_OP_WRITE_ZEROES ? LRAID_REFUSED_WZEROES :
+					   LRAID_REFUSED_DISCARD;
+}
+
+/*
+ * @m refused @op and no longer offers it: the array stops offering what
+ * sends @op to members, as it would not offer it if assembled now, so
+ * that callers such as blkdev_issue_zeroout() write zeroes instead. The
+ * caller set the a->refused bit; may sleep, must not hold stripes (the
+ * update waits for a queue sysfs write, which may freeze lraid's queue).
+ */
+static void lraid_withdraw_op(struct lraid_array *a, enum req_op op,
+			      unsigned int m)
+{
+	bool wz = op == REQ_OP_WRITE_ZEROES;
+	bool discard = a->discard_op == op;
+	int ret;
+
+	ret = lraid_compat_drop_limits(a->disk, discard, wz);
+	pr_warn("lraid%d: %pg refused %s: the array no longer offers %s%s%s\n",
+		a->index, a->members[m].b.bdev,
+		wz ? "write-zeroes" : "discard",
+		discard ? "discard" : "", discard && wz ? " or " : "",
+		wz ? "write-zeroes" : "");
+	if (ret)
+		pr_err("lraid%d: could not update the queue limits: %d\n",
+		       a->index, ret);
+}
+
+/*
+ * Write zeroes over @nr sectors of member @m from @start: plain writes of
+ * the zero page, one bio from a->io_bs at a time. The caller holds
+ * stripes that writes wait on, so this must not wait for memory those
+ * writes may hold (fs_bio_set, which blkdev_issue_zeroout() uses).
+ */
+static int lraid_member_zero(struct lraid_array *a, unsigned int m,
+			     sector_t start, sector_t nr)
+{
+	struct block_device *b = a->members[m].b.bdev;
+	int ret = 0;
+
+	while (nr && !ret) {
+		sector_t n = min_t(sector_t, nr, BIO_MAX_VECS * PAGE_SECTORS);
+		unsigned int vecs = DIV_ROUND_UP(n, PAGE_SECTORS);
+		struct bio *bio = bio_alloc_bioset(b, vecs, REQ_OP_WRITE,
+						   GFP_NOIO, &a->io_bs);
+		sector_t left = n;
+
+		bio->bi_iter.bi_sector = start;
+		while (left) {
+			u32 len = min_t(sector_t, left, PAGE_SECTORS);
+
+			__bio_add_page(bio, ZERO_PAGE(0), len << SECTOR_SHIFT, 0);
+			left -= len;
+		}
+		ret = submit_bio_wait(bio);
+		bio_put(bio);
+		start += n;
+		nr -= n;
+	}
+	return ret;
+}
+
+/* Every member has answered: let the stripes go and end the range. */
+static void lraid_drange_done(struct lraid_drange *d)
 {
 	struct lraid_array *a = d->a;
 	struct bio *bio = d->bio;
-	u32 notsupp;
 
-	if (!atomic_dec_and_test(&d->pending))
-		return;
-	/* before the stripes are let go: later I/O must see those failed */
-	notsupp = atomic_read(&d->notsupp);
-	if (unlikely(notsupp))
-		lraid_drange_notsupp(d, notsupp);
 	lraid_drange_end(a, d);
 	if (unlikely(lraid_array_lost(a)))
 		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
@@ -922,10 +986,88 @@ static void lraid_drange_put(struct lraid_drange *d)
 }
 
 /*
+ * Some members refused the range (d->notsupp) and did nothing. One that
+ * no longer offers the operation takes it away from the array too; one
+ * may refuse a request and still offer it (loop over tmpfs cannot zero
+ * without unmapping, REQ_NOUNMAP, and 6.1's keeps offering write-zeroes).
+ * If none carried the range out, nothing changed: the request fails with
+ * NOTSUPP, and the caller may write zeroes instead (blkdev_issue_zeroout()
+ * does). If some did, the ones that refused are written with zeroes
+ * there, so that every member reads zeroes and the parity stays right:
+ * the members that took it read zeroes afterwards (write-zeroes, or a
+ * discard lraid was told reads zeroes), and zeroes are their own parity.
+ * Only a member that fails that write is failed. The stripes are held
+ * until then.
+ */
+static void lraid_drange_refused(struct work_struct *work)
+{
+	struct lraid_drange *d = container_of(work, struct lraid_drange, work);
+	struct lraid_array *a = d->a;
+	const struct lraid_geom *g = &a->geom;
+	unsigned long bits = (u32)atomic_read(&d->notsupp);
+	sector_t start = a->data_offset + d->s0 * g->chunk_sectors;
+	sector_t nr = (d->s1 - d->s0) * g->chunk_sectors;
+	enum req_op op = d->op;
+	bool withdraw = false;
+	unsigned int m, who = 0;
+	int ret;
+
+	for_each_set_bit(m, &bits, BITS_PER_LONG) {
+		if (!lraid_op_offered(a->members[m].b.bdev, op)) {
+			/* later requests see it before the stripes go */
+			withdraw = !test_and_set_bit(lraid_refused_bit(op),
+						     &a->refused);
+			who = m;
+			break;
+		}
+	}
+	if (!atomic_read(&d->took)) {
+		if (!READ_ONCE(d->bio->bi_status))
+			WRITE_ONCE(d->bio->bi_status, BLK_STS_NOTSUPP);
+		bits = 0;
+	}
+	for_each_set_bit(m, &bits, BITS_PER_LONG) {
+		if (READ_ONCE(a->failed) & BIT(m))
+			continue;
+		pr_warn_ratelimited("lraid%d: %pg: writing zeroes to sectors %llu+%llu, which the other members %s\n",
+				    a->index, a->members[m].b.bdev,
+				    (u64)start, (u64)nr,
+				    op == REQ_OP_DISCARD ? "discarded" :
+							   "zeroed");
+		ret = lraid_member_zero(a, m, start, nr);
+		if (ret && !lraid_member_write_error(a, m,
+						     errno_to_blk_status(ret)))
+			WRITE_ONCE(d->bio->bi_status, BLK_STS_IOERR);
+	}
+	if (!withdraw) {
+		lraid_drange_done(d);
+		return;
+	}
+	/* the range's reference on a->active may be the last one */
+	percpu_ref_get(&a->active);
+	lraid_drange_done(d);
+	lraid_withdraw_op(a, op, who);
+	percpu_ref_put(&a->active);
+}
+
+static void lraid_drange_put(struct lraid_drange *d)
+{
+	if (!atomic_dec_and_test(&d->pending))
+		return;
+	/* before the stripes are let go: later I/O must see them consistent */
+	if (unlikely(atomic_read(&d->notsupp))) {
+		INIT_WORK(&d->work, lraid_drange_refused);
+		queue_work(d->a->refused_wq, &d->work);
+		return;
+	}
+	lraid_drange_done(d);
+}
+
+/*
  * A member that fails a discard or write-zeroes of whole stripes is failed
  * as for a failed write (md does the same): its blocks there no longer
- * agree with the parity the others now hold. "Not supported" is judged
- * once all have answered (lraid_drange_notsupp()).
+ * agree with the parity the others now hold. One that refused it is
+ * judged once all have answered (lraid_drange_refused()).
  */
 static void lraid_drange_endio(struct bio *piece)
 {
@@ -934,7 +1076,7 @@ static void lraid_drange_endio(struct bio *piece)
 
 	if (!piece->bi_status)
 		atomic_inc(&d->took);
-	else if (piece->bi_status == BLK_STS_NOTSUPP)
+	else if (lraid_piece_refused(d->a, m, piece))
 		atomic_or(BIT(m), &d->notsupp);
 	else if (!lraid_member_write_error(d->a, m, piece->bi_status))
 		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
@@ -962,6 +1104,7 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 	atomic_set(&d->pending, 1);
 	atomic_set(&d->took, 0);
 	atomic_set(&d->notsupp, 0);
+	d->op = opf & REQ_OP_MASK;
 	bio_inc_remaining(bio);
 	percpu_ref_get(&a->active);
 	lraid_drange_begin(a, d);
@@ -1013,6 +1156,23 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 	/* discard may be carried out as write-zeroes, see lraid_disk_add() */
 	if (!zeroes)
 		opf = (opf & ~REQ_OP_MASK) | a->discard_op;
+	/*
+	 * A member withdrew the operation (lraid_drange_refused()), but the
+	 * request passed the block layer's check of lraid's limits before
+	 * they changed: discard is refused, write-zeroes are written as
+	 * zeroes. (A device stacked on lraid keeps the limits it read, but
+	 * its requests meet that check again at lraid's queue.)
+	 */
+	if (unlikely(test_bit(lraid_refused_bit(opf & REQ_OP_MASK),
+			      &a->refused))) {
+		if (zeroes)
+			lraid_queue_write(a, bio, start, end - start,
+					  LRAID_WREQ_ZERO);
+		else
+			bio->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bio);
+		return;
+	}
 
 	/*
 	 * Partial stripes: skipped for discard, real zeroes for write-zeroes.

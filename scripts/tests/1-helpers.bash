@@ -8,6 +8,8 @@
 LR_TMP=
 LR_NULLB=()
 LR_LOOPS=()
+LR_LOOP_DIR=
+LR_MOUNTS=()
 LR_ARRAYS=()
 LR_DEV=
 LR_M=()
@@ -117,6 +119,10 @@ lr_cleanup() {
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
 	done
+	# file systems under loop files (lr_loop_fs), on null_blk
+	for m in "${LR_MOUNTS[@]}"; do
+		umount "$m" 2>/dev/null
+	done
 	lr_nullb_drop || true
 	[ -n "$LR_TMP" ] && rm -rf "$LR_TMP"
 	# module parameters a scenario may have set back to their defaults
@@ -181,11 +187,26 @@ lr_nullb_wait() {
 lr_loop() {
 	local mb=$1 f l
 	modprobe -q loop 2>/dev/null
-	f=$(mktemp "$LR_TMP/loop.XXXXXX")
+	f=$(mktemp "${LR_LOOP_DIR:-$LR_TMP}/loop.XXXXXX")
 	truncate -s "${mb}M" "$f"
 	l=$(losetup -f --show "$f") || lr_fail "losetup"
 	LR_LOOPS+=("$l")
 	LR_DEV=$l
+}
+
+# lr_loop_fs SIZE_MB: later lr_loop files live on ext4 on a null_blk
+# device of SIZE_MB, not on the guest's tmpfs. ext4 zeroes a range without
+# unmapping it (FALLOC_FL_ZERO_RANGE) and tmpfs does not; loop on 6.12
+# stops offering write-zeroes after the first such refusal (mkfs.ext4
+# sends one), and lraid over it then has no discard.
+lr_loop_fs() {
+	lr_need mkfs.ext4
+	lr_nullb lrloopfs "$1"
+	mkfs.ext4 -q -F "$LR_DEV" || lr_fail "mkfs.ext4 $LR_DEV"
+	LR_LOOP_DIR=$LR_TMP/loopfs
+	mkdir -p "$LR_LOOP_DIR"
+	mount "$LR_DEV" "$LR_LOOP_DIR" || lr_fail "mount $LR_DEV"
+	LR_MOUNTS+=("$LR_LOOP_DIR")
 }
 
 # lr_nullb_drop: power off and remove every null_blk device made so far

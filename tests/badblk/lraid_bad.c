@@ -17,6 +17,10 @@
  * what its write cache held; "hold" keeps writes to chosen sectors (lraid's
  * superblock, say) from the device until "release", as a slow drive
  * would, so that a scenario can look at what the array does meanwhile.
+ * "refuse_zeroes 1" makes the next write-zeroes fail as sd fails one on a
+ * disk that rejects the WRITE SAME it claimed: the target stops offering
+ * write-zeroes, then ends the bio with BLK_STS_TARGET, having written
+ * nothing (a table reload offers it again).
  *
  *   table:    <device> <offset>
  *   messages: bad <sector> <count>   reads of these sectors fail
@@ -28,8 +32,10 @@
  *             fail_flushes <0|1>     every empty flush fails (1)
  *             hold <sector> <count>  writes there wait for "release"
  *             release                the held writes go, none waits
+ *             refuse_zeroes <0|1>    write-zeroes refused as above (1)
  *   status:   <bad sectors> <failed reads> <sticky> <sectors reading 0xff>
  *             <failed writes and flushes> <writes waiting>
+ *             <write-zeroes refused> <write-zeroes received>
  *
  * Sectors are those of the target. Flushes pass through unless failed.
  * Suspending the
@@ -59,6 +65,8 @@ struct lrbad {
 	unsigned long nr_ff;
 	unsigned long failed_reads;
 	unsigned long failed_writes;
+	unsigned long refused_zeroes;
+	unsigned long nr_zeroes;	/* write-zeroes received */
 	struct bio_list held;		/* writes kept back */
 	unsigned long nr_held;
 	sector_t hold_s, hold_e;	/* writes there are kept back */
@@ -66,6 +74,7 @@ struct lrbad {
 	bool discard_ff;
 	bool fail_writes;
 	bool fail_flushes;
+	bool refuse_zeroes;
 };
 
 static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
@@ -194,6 +203,28 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 		spin_unlock_irqrestore(&b->lock, flags);
 		return DM_MAPIO_KILL;
 	}
+	if (bio_op(bio) == REQ_OP_WRITE_ZEROES) {
+		spin_lock_irqsave(&b->lock, flags);
+		b->nr_zeroes++;
+		spin_unlock_irqrestore(&b->lock, flags);
+	}
+	if (bio_op(bio) == REQ_OP_WRITE_ZEROES && READ_ONCE(b->refuse_zeroes)) {
+		struct gendisk *disk = dm_disk(dm_table_get_md(ti->table));
+
+		/*
+		 * As sd_done() and scsi_io_completion() for ILLEGAL REQUEST:
+		 * this device withdraws write-zeroes, then the bio fails.
+		 * (dm's own check in clone_endio() looks at the device below,
+		 * which still offers it.)
+		 */
+		disk->queue->limits.max_write_zeroes_sectors = 0;
+		spin_lock_irqsave(&b->lock, flags);
+		b->refused_zeroes++;
+		spin_unlock_irqrestore(&b->lock, flags);
+		bio->bi_status = BLK_STS_TARGET;
+		bio_endio(bio);
+		return DM_MAPIO_SUBMITTED;
+	}
 	if (s == e || (!READ_ONCE(b->nr_bad) && !READ_ONCE(b->nr_ff) &&
 		       !READ_ONCE(b->discard_ff) && !READ_ONCE(b->fail_writes) &&
 		       !READ_ONCE(b->hold_e)))
@@ -302,7 +333,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 	}
 	if (argc == 2 && (!strcmp(argv[0], "sticky") ||
 			  !strcmp(argv[0], "fail_writes") ||
-			  !strcmp(argv[0], "fail_flushes"))) {
+			  !strcmp(argv[0], "fail_flushes") ||
+			  !strcmp(argv[0], "refuse_zeroes"))) {
 		if (kstrtobool(argv[1], &on)) {
 			DMERR("%s: expected 0 or 1", argv[0]);
 			return -EINVAL;
@@ -312,6 +344,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 			b->sticky = on;
 		else if (!strcmp(argv[0], "fail_writes"))
 			b->fail_writes = on;
+		else if (!strcmp(argv[0], "refuse_zeroes"))
+			b->refuse_zeroes = on;
 		else
 			b->fail_flushes = on;
 		spin_unlock_irq(&b->lock);
@@ -354,8 +388,9 @@ static void lrbad_status(struct dm_target *ti, status_type_t type,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irq(&b->lock);
-		DMEMIT("%lu %lu %d %lu %lu %lu", b->nr_bad, b->failed_reads,
-		       b->sticky, b->nr_ff, b->failed_writes, b->nr_held);
+		DMEMIT("%lu %lu %d %lu %lu %lu %lu %lu", b->nr_bad,
+		       b->failed_reads, b->sticky, b->nr_ff, b->failed_writes,
+		       b->nr_held, b->refused_zeroes, b->nr_zeroes);
 		spin_unlock_irq(&b->lock);
 		break;
 	case STATUSTYPE_TABLE:
@@ -377,7 +412,7 @@ static int lrbad_iterate_devices(struct dm_target *ti,
 
 static struct target_type lrbad_target = {
 	.name = "lraid-bad",
-	.version = {1, 2, 0},
+	.version = {1, 3, 0},
 	.module = THIS_MODULE,
 	.ctr = lrbad_ctr,
 	.dtr = lrbad_dtr,
@@ -401,5 +436,5 @@ static void __exit lrbad_exit(void)
 
 module_init(lrbad_init);
 module_exit(lrbad_exit);
-MODULE_DESCRIPTION("lraid test target: unreadable sectors, failing and slow writes, discards that read 0xff");
+MODULE_DESCRIPTION("lraid test target: unreadable sectors, failing and slow writes, discards that read 0xff, refused write-zeroes");
 MODULE_LICENSE("GPL");
