@@ -167,7 +167,7 @@ struct lraid_drange {
 	struct bio *bio;
 	atomic_t pending;		/* member bios in flight, plus one */
 	atomic_t took;			/* members that carried it out */
-	atomic_t notsupp;		/* members that refused it */
+	atomic_t refused;		/* members that refused it */
 	enum req_op op;			/* what the members were sent */
 	struct work_struct work;	/* after a refusal, a->refused_wq */
 };

@@ -912,10 +912,10 @@ static int lraid_refused_bit(enum req_op op)
 
 /*
  * @m refused @op and no longer offers it: the array stops offering what
- * sends @op to members, as it would not offer it if assembled now, so
- * that callers such as blkdev_issue_zeroout() write zeroes instead. The
- * caller set the a->refused bit; may sleep, must not hold stripes (the
- * update waits for a queue sysfs write, which may freeze lraid's queue).
+ * sends @op to members, so that callers such as blkdev_issue_zeroout()
+ * write zeroes instead. The caller set the a->refused bit; may sleep,
+ * must not hold stripes (the update waits for a queue sysfs write, which
+ * may freeze lraid's queue).
  */
 static void lraid_withdraw_op(struct lraid_array *a, enum req_op op,
 			      unsigned int m)
@@ -969,13 +969,12 @@ static int lraid_member_zero(struct lraid_array *a, unsigned int m,
 	return ret;
 }
 
-/* Every member has answered: let the stripes go and end the range. */
-static void lraid_drange_done(struct lraid_drange *d)
+/* The stripes are let go (lraid_drange_end()): end the range. */
+static void lraid_drange_finish(struct lraid_drange *d)
 {
 	struct lraid_array *a = d->a;
 	struct bio *bio = d->bio;
 
-	lraid_drange_end(a, d);
 	if (unlikely(lraid_array_lost(a)))
 		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
 	else if (lraid_hold(a, &d->node, &a->held_dranges))
@@ -986,7 +985,7 @@ static void lraid_drange_done(struct lraid_drange *d)
 }
 
 /*
- * Some members refused the range (d->notsupp) and did nothing. One that
+ * Some members refused the range (d->refused) and did nothing. One that
  * no longer offers the operation takes it away from the array too; one
  * may refuse a request and still offer it (loop over tmpfs cannot zero
  * without unmapping, REQ_NOUNMAP, and 6.1's keeps offering write-zeroes).
@@ -1004,7 +1003,7 @@ static void lraid_drange_refused(struct work_struct *work)
 	struct lraid_drange *d = container_of(work, struct lraid_drange, work);
 	struct lraid_array *a = d->a;
 	const struct lraid_geom *g = &a->geom;
-	unsigned long bits = (u32)atomic_read(&d->notsupp);
+	unsigned long bits = (u32)atomic_read(&d->refused);
 	sector_t start = a->data_offset + d->s0 * g->chunk_sectors;
 	sector_t nr = (d->s1 - d->s0) * g->chunk_sectors;
 	enum req_op op = d->op;
@@ -1013,6 +1012,8 @@ static void lraid_drange_refused(struct work_struct *work)
 	int ret;
 
 	for_each_set_bit(m, &bits, BITS_PER_LONG) {
+		if (READ_ONCE(a->failed) & BIT(m))
+			continue;
 		if (!lraid_op_offered(a->members[m].b.bdev, op)) {
 			/* later requests see it before the stripes go */
 			withdraw = !test_and_set_bit(lraid_refused_bit(op),
@@ -1039,15 +1040,11 @@ static void lraid_drange_refused(struct work_struct *work)
 						     errno_to_blk_status(ret)))
 			WRITE_ONCE(d->bio->bi_status, BLK_STS_IOERR);
 	}
-	if (!withdraw) {
-		lraid_drange_done(d);
-		return;
-	}
-	/* the range's reference on a->active may be the last one */
-	percpu_ref_get(&a->active);
-	lraid_drange_done(d);
-	lraid_withdraw_op(a, op, who);
-	percpu_ref_put(&a->active);
+	lraid_drange_end(a, d);
+	/* the stripes are free, and the caller sees the new limits */
+	if (withdraw)
+		lraid_withdraw_op(a, op, who);
+	lraid_drange_finish(d);
 }
 
 static void lraid_drange_put(struct lraid_drange *d)
@@ -1055,12 +1052,13 @@ static void lraid_drange_put(struct lraid_drange *d)
 	if (!atomic_dec_and_test(&d->pending))
 		return;
 	/* before the stripes are let go: later I/O must see them consistent */
-	if (unlikely(atomic_read(&d->notsupp))) {
+	if (unlikely(atomic_read(&d->refused))) {
 		INIT_WORK(&d->work, lraid_drange_refused);
 		queue_work(d->a->refused_wq, &d->work);
 		return;
 	}
-	lraid_drange_done(d);
+	lraid_drange_end(d->a, d);
+	lraid_drange_finish(d);
 }
 
 /*
@@ -1077,7 +1075,7 @@ static void lraid_drange_endio(struct bio *piece)
 	if (!piece->bi_status)
 		atomic_inc(&d->took);
 	else if (lraid_piece_refused(d->a, m, piece))
-		atomic_or(BIT(m), &d->notsupp);
+		atomic_or(BIT(m), &d->refused);
 	else if (!lraid_member_write_error(d->a, m, piece->bi_status))
 		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
 	bio_put(piece);
@@ -1103,7 +1101,7 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 	d->s1 = s1;
 	atomic_set(&d->pending, 1);
 	atomic_set(&d->took, 0);
-	atomic_set(&d->notsupp, 0);
+	atomic_set(&d->refused, 0);
 	d->op = opf & REQ_OP_MASK;
 	bio_inc_remaining(bio);
 	percpu_ref_get(&a->active);

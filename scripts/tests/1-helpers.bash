@@ -119,9 +119,13 @@ lr_cleanup() {
 	for l in "${LR_LOOPS[@]}"; do
 		losetup -d "$l" 2>/dev/null
 	done
-	# file systems under loop files (lr_loop_fs), on null_blk
+	# file systems under loop files (lr_loop_fs), on null_blk: a loop
+	# device still open somewhere (udev) lets its file go a little later
 	for m in "${LR_MOUNTS[@]}"; do
-		umount "$m" 2>/dev/null
+		for _ in $(seq 50); do
+			umount "$m" 2>/dev/null && break
+			sleep 0.1
+		done
 	done
 	lr_nullb_drop || true
 	[ -n "$LR_TMP" ] && rm -rf "$LR_TMP"

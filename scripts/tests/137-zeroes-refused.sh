@@ -109,14 +109,15 @@ top=$LR_DEV
 for d in "${LR_BAD_DM[@]:1:2}"; do
 	dmsetup message "$d" 0 refuse_zeroes 1 || lr_fail "$d: refuse_zeroes"
 done
+took=("${LR_BAD_DM[0]}" "${LR_BAD_DM[3]}")
+before=$(received "${took[@]}") # create zeroed the members with them
 lr_klog_mark
 # (-f: dm-linear holds lraid0, which blkdiscard would open exclusively)
 blkdiscard -f -o 0 -l $((20 * stripe)) /dev/lraid0 || lr_fail "blkdiscard failed"
 for d in "${LR_BAD_DM[@]:1:2}"; do
 	[ "$(refused "$d")" -ge 1 ] || lr_fail "$d refused nothing"
 done
-took=("${LR_BAD_DM[0]}" "${LR_BAD_DM[3]}")
-[ "$(received "${took[@]}")" -ge 2 ] ||
+[ "$(received "${took[@]}")" -ge $((before + 2)) ] ||
 	lr_fail "roles 0 and 3 got no write-zeroes for the discard"
 not_failed
 lr_klog_has "refused write-zeroes: the array no longer offers discard or write-zeroes" ||

@@ -213,9 +213,9 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 
 		/*
 		 * As sd_done() and scsi_io_completion() for ILLEGAL REQUEST:
-		 * this device withdraws write-zeroes, then the bio fails.
-		 * (dm's own check in clone_endio() looks at the device below,
-		 * which still offers it.)
+		 * this device withdraws write-zeroes, then the bio fails
+		 * (dm's clone_endio() would withdraw it too, and finds it
+		 * done).
 		 */
 		disk->queue->limits.max_write_zeroes_sectors = 0;
 		spin_lock_irqsave(&b->lock, flags);
