@@ -135,8 +135,10 @@ blkdiscard -f -z -o $((20 * stripe + 4096)) -l $((2 * stripe)) /dev/lraid0 ||
 	lr_fail "blkdiscard -z after the refusal"
 zeroed $((20 * stripe + 4096)) $((2 * stripe))
 reads "after blkdiscard -z"
-# through the stacked device, lraid still gets write-zeroes (written as
-# zeroes) and discards (refused: blkdev_issue_discard() reports success)
+# through the stacked device, which kept the old limits: the block layer
+# refuses its write-zeroes and discards at lraid0's queue, the kernel
+# writes zeroes instead for the first, and blkdev_issue_discard() reports
+# the second as done
 if [ "$(qmax "$top" write_zeroes_max_bytes)" = 0 ]; then
 	lr_log "dm-linear took lraid0's new limits: no stale requests to send"
 else
