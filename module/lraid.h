@@ -140,8 +140,8 @@ struct lraid_clone {
 #define LRAID_WREQ_READ		BIT(1)	/* degraded read: reconstruct */
 
 /* lraid_array.refused: bit numbers */
-#define LRAID_REFUSED_DISCARD	0	/* a member withdrew discard */
-#define LRAID_REFUSED_WZEROES	1	/* a member withdrew write-zeroes */
+#define LRAID_REFUSED_DISCARD	0	/* the array withdrew discard */
+#define LRAID_REFUSED_WZEROES	1	/* the array withdrew write-zeroes */
 
 /* One write piece: the part of @bio inside one window of one stripe. */
 struct lraid_wreq {
@@ -168,6 +168,7 @@ struct lraid_drange {
 	atomic_t pending;		/* member bios in flight, plus one */
 	atomic_t took;			/* members that carried it out */
 	atomic_t refused;		/* members that refused it */
+	atomic_t unmap;			/* members that refused to unmap */
 	enum req_op op;			/* what the members were sent */
 	struct work_struct work;	/* after a refusal, a->refused_wq */
 };
@@ -269,11 +270,18 @@ struct lraid_array {
 	/* what a full-stripe discard sends to members (0: discard is off) */
 	enum req_op discard_op;
 	/*
-	 * LRAID_REFUSED_* bits: a member refused that operation at run time
-	 * and no longer offers it, so neither does the array
+	 * LRAID_REFUSED_* bits: operations the array stopped offering at run
+	 * time, because a member refused what they send it and no longer
+	 * offers that, or (discard) refused to unmap
 	 * (lraid_drange_refused()).
 	 */
 	unsigned long refused;
+	/*
+	 * Roles whose write-zeroes go out with REQ_NOUNMAP: the member
+	 * refused one that may unmap, and zeroed the range when asked not to
+	 * (lraid_drange_refused()). Bits are only ever added.
+	 */
+	unsigned long nounmap;
 	struct lraid_member members[LRAID_MAX_MEMBERS];
 	/*
 	 * Roles marked failed (bit r: role r). Bits are only ever added,
@@ -385,6 +393,7 @@ void lraid_stripe_exit(struct lraid_array *a);
 void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr);
 void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d);
 void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d);
+void lraid_bio_add_zeroes(struct bio *bio, u32 sectors);
 int lraid_worker_fn(void *data);
 
 /*

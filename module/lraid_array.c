@@ -710,6 +710,7 @@ static void lraid_zero_fn(struct work_struct *work)
 	struct lraid_zero_work *w = container_of(work, struct lraid_zero_work,
 						 work);
 	struct lraid_zero *z = w->z;
+	unsigned int flags = 0;
 	sector_t done = 0;
 	int ret = 0;
 
@@ -717,7 +718,17 @@ static void lraid_zero_fn(struct work_struct *work)
 		sector_t n = min_t(sector_t, z->len - done, LRAID_ZERO_PIECE);
 
 		ret = blkdev_issue_zeroout(w->bdev, z->start + done, n,
-					   GFP_KERNEL, 0);
+					   GFP_KERNEL, flags);
+		/*
+		 * BLK_STS_TARGET, write-zeroes still offered: sd's answer for
+		 * a disk that rejects the WRITE SAME with UNMAP it claimed
+		 * (see lraid_unmap_refused()); ask it not to unmap.
+		 */
+		if (ret == -EREMOTEIO && !flags &&
+		    bdev_write_zeroes_sectors(w->bdev)) {
+			flags = BLKDEV_ZERO_NOUNMAP;
+			continue;
+		}
 		if (ret) {
 			pr_err("create: zeroing %pg failed: %d\n", w->bdev, ret);
 			cmpxchg(&z->error, 0, ret);

@@ -895,39 +895,68 @@ static bool lraid_op_offered(struct block_device *b, enum req_op op)
 	return bdev_max_discard_sectors(b);
 }
 
-static bool lraid_piece_refused(struct lraid_array *a, unsigned int m,
-				struct bio *piece)
+static bool lraid_refusal(struct block_device *b, enum req_op op,
+			  blk_status_t st)
 {
-	if (piece->bi_status == BLK_STS_NOTSUPP)
+	if (st == BLK_STS_NOTSUPP)
 		return true;
-	return piece->bi_status == BLK_STS_TARGET &&
-	       !lraid_op_offered(a->members[m].b.bdev, bio_op(piece));
-}
-
-static int lraid_refused_bit(enum req_op op)
-{
-	return op == REQ_OP_WRITE_ZEROES ? LRAID_REFUSED_WZEROES :
-					   LRAID_REFUSED_DISCARD;
+	return st == BLK_STS_TARGET && !lraid_op_offered(b, op);
 }
 
 /*
- * @m refused @op and no longer offers it: the array stops offering what
- * sends @op to members, so that callers such as blkdev_issue_zeroout()
- * write zeroes instead. The caller set the a->refused bit; may sleep,
- * must not hold stripes (the update waits for a queue sysfs write, which
- * may freeze lraid's queue).
+ * A write-zeroes that let the member unmap failed BLK_STS_TARGET, and the
+ * member still offers write-zeroes: what sd answers when a disk rejects
+ * the WRITE SAME with UNMAP it claimed (LBPWS with LBPRZ). sd then
+ * withdraws discard, keeps write-zeroes, and sends UNMAP again with every
+ * later write-zeroes that allows it; one with REQ_NOUNMAP goes out as a
+ * plain WRITE SAME. (Not tested on the member's discard: dm over such a
+ * disk keeps offering it.) Asking again without unmapping costs a genuine
+ * target error one more try, and is all the parity needs if it succeeds.
  */
-static void lraid_withdraw_op(struct lraid_array *a, enum req_op op,
-			      unsigned int m)
+static bool lraid_unmap_refused(struct block_device *b, struct bio *piece)
 {
-	bool wz = op == REQ_OP_WRITE_ZEROES;
-	bool discard = a->discard_op == op;
+	return piece->bi_status == BLK_STS_TARGET &&
+	       bio_op(piece) == REQ_OP_WRITE_ZEROES &&
+	       !(piece->bi_opf & REQ_NOUNMAP) && bdev_write_zeroes_sectors(b);
+}
+
+/*
+ * The array stops offering discard (@discard) and write-zeroes (@wz): set
+ * the a->refused bits before the caller lets its stripes go, so that later
+ * requests see them (lraid_discard()). Returns the bits set first here,
+ * for lraid_withdraw() once the stripes are free.
+ */
+static unsigned long lraid_refuse(struct lraid_array *a, bool discard,
+				  bool wz)
+{
+	unsigned long set = 0;
+
+	if (discard && !test_and_set_bit(LRAID_REFUSED_DISCARD, &a->refused))
+		set |= BIT(LRAID_REFUSED_DISCARD);
+	if (wz && !test_and_set_bit(LRAID_REFUSED_WZEROES, &a->refused))
+		set |= BIT(LRAID_REFUSED_WZEROES);
+	return set;
+}
+
+/*
+ * Drop the queue limits of the LRAID_REFUSED_* @bits, which lraid_refuse()
+ * set because @m refused @what, so that callers such as
+ * blkdev_issue_zeroout() write zeroes instead. May sleep; must not hold
+ * stripes (the update waits for a queue sysfs write, which may freeze
+ * lraid's queue).
+ */
+static void lraid_withdraw(struct lraid_array *a, unsigned long bits,
+			   unsigned int m, const char *what)
+{
+	bool discard = bits & BIT(LRAID_REFUSED_DISCARD);
+	bool wz = bits & BIT(LRAID_REFUSED_WZEROES);
 	int ret;
 
+	if (!bits)
+		return;
 	ret = lraid_compat_drop_limits(a->disk, discard, wz);
 	pr_warn("lraid%d: %pg refused %s: the array no longer offers %s%s%s\n",
-		a->index, a->members[m].b.bdev,
-		wz ? "write-zeroes" : "discard",
+		a->index, a->members[m].b.bdev, what,
 		discard ? "discard" : "", discard && wz ? " or " : "",
 		wz ? "write-zeroes" : "");
 	if (ret)
@@ -948,25 +977,84 @@ static int lraid_member_zero(struct lraid_array *a, unsigned int m,
 	int ret = 0;
 
 	while (nr && !ret) {
-		sector_t n = min_t(sector_t, nr, BIO_MAX_VECS * PAGE_SECTORS);
-		unsigned int vecs = DIV_ROUND_UP(n, PAGE_SECTORS);
-		struct bio *bio = bio_alloc_bioset(b, vecs, REQ_OP_WRITE,
-						   GFP_NOIO, &a->io_bs);
-		sector_t left = n;
+		u32 n = min_t(sector_t, nr, BIO_MAX_VECS * PAGE_SECTORS);
+		struct bio *bio = bio_alloc_bioset(b, DIV_ROUND_UP(n, PAGE_SECTORS),
+						   REQ_OP_WRITE, GFP_NOIO,
+						   &a->io_bs);
 
 		bio->bi_iter.bi_sector = start;
-		while (left) {
-			u32 len = min_t(sector_t, left, PAGE_SECTORS);
-
-			__bio_add_page(bio, ZERO_PAGE(0), len << SECTOR_SHIFT, 0);
-			left -= len;
-		}
+		lraid_bio_add_zeroes(bio, n);
 		ret = submit_bio_wait(bio);
 		bio_put(bio);
 		start += n;
 		nr -= n;
 	}
 	return ret;
+}
+
+/*
+ * Zero @nr sectors of member @m from @start with a write-zeroes that must
+ * not unmap; as lraid_member_zero(), from a->io_bs.
+ */
+static blk_status_t lraid_member_zero_nounmap(struct lraid_array *a,
+					      unsigned int m, sector_t start,
+					      sector_t nr)
+{
+	struct bio *bio = bio_alloc_bioset(a->members[m].b.bdev, 0,
+					   REQ_OP_WRITE_ZEROES | REQ_NOUNMAP,
+					   GFP_NOIO, &a->io_bs);
+	blk_status_t st;
+
+	bio->bi_iter.bi_sector = start;
+	bio->bi_iter.bi_size = (u32)(nr << SECTOR_SHIFT);
+	submit_bio_wait(bio);
+	st = bio->bi_status;
+	bio_put(bio);
+	return st;
+}
+
+/*
+ * Members in d->unmap refused to unmap (lraid_unmap_refused()): each is
+ * asked again not to. One that then zeroes the range took it, and gets
+ * REQ_NOUNMAP from now on (a->nounmap); a discard sent to members as
+ * write-zeroes would only write zeroes over it, so the array stops
+ * offering discard (the a->refused bits returned, member in *@who). One
+ * that refuses that too joins d->refused; one that fails it otherwise is
+ * failed.
+ */
+static unsigned long lraid_drange_nounmap(struct lraid_drange *d,
+					  sector_t start, sector_t nr,
+					  unsigned int *who)
+{
+	unsigned long bits = (u32)atomic_read(&d->unmap), withdraw = 0;
+	struct lraid_array *a = d->a;
+	unsigned int m;
+
+	for_each_set_bit(m, &bits, BITS_PER_LONG) {
+		struct block_device *b = a->members[m].b.bdev;
+		blk_status_t st;
+
+		if (READ_ONCE(a->failed) & BIT(m))
+			continue;
+		st = lraid_member_zero_nounmap(a, m, start, nr);
+		if (!st) {
+			atomic_inc(&d->took);
+			/* later requests see it before the stripes go */
+			if (!test_and_set_bit(m, &a->nounmap))
+				pr_warn("lraid%d: %pg refused to unmap while zeroing: it zeroes without unmapping until the array stops\n",
+					a->index, b);
+			if (a->discard_op == REQ_OP_WRITE_ZEROES &&
+			    lraid_refuse(a, true, false)) {
+				withdraw = BIT(LRAID_REFUSED_DISCARD);
+				*who = m;
+			}
+		} else if (lraid_refusal(b, REQ_OP_WRITE_ZEROES, st)) {
+			atomic_or(BIT(m), &d->refused);
+		} else if (!lraid_member_write_error(a, m, st)) {
+			WRITE_ONCE(d->bio->bi_status, st);
+		}
+	}
+	return withdraw;
 }
 
 /* The stripes are let go (lraid_drange_end()): end the range. */
@@ -1003,21 +1091,22 @@ static void lraid_drange_refused(struct work_struct *work)
 	struct lraid_drange *d = container_of(work, struct lraid_drange, work);
 	struct lraid_array *a = d->a;
 	const struct lraid_geom *g = &a->geom;
-	unsigned long bits = (u32)atomic_read(&d->refused);
 	sector_t start = a->data_offset + d->s0 * g->chunk_sectors;
 	sector_t nr = (d->s1 - d->s0) * g->chunk_sectors;
 	enum req_op op = d->op;
-	bool withdraw = false;
-	unsigned int m, who = 0;
+	unsigned long bits, withdraw = 0, unmap_withdraw = 0;
+	unsigned int m, who = 0, who_unmap = 0;
 	int ret;
 
+	if (atomic_read(&d->unmap))
+		unmap_withdraw = lraid_drange_nounmap(d, start, nr, &who_unmap);
+	bits = (u32)atomic_read(&d->refused);
 	for_each_set_bit(m, &bits, BITS_PER_LONG) {
 		if (READ_ONCE(a->failed) & BIT(m))
 			continue;
 		if (!lraid_op_offered(a->members[m].b.bdev, op)) {
-			/* later requests see it before the stripes go */
-			withdraw = !test_and_set_bit(lraid_refused_bit(op),
-						     &a->refused);
+			withdraw = lraid_refuse(a, a->discard_op == op,
+						op == REQ_OP_WRITE_ZEROES);
 			who = m;
 			break;
 		}
@@ -1042,8 +1131,9 @@ static void lraid_drange_refused(struct work_struct *work)
 	}
 	lraid_drange_end(a, d);
 	/* the stripes are free, and the caller sees the new limits */
-	if (withdraw)
-		lraid_withdraw_op(a, op, who);
+	lraid_withdraw(a, unmap_withdraw, who_unmap, "to unmap");
+	lraid_withdraw(a, withdraw, who, op == REQ_OP_WRITE_ZEROES ?
+					 "write-zeroes" : "discard");
 	lraid_drange_finish(d);
 }
 
@@ -1052,7 +1142,7 @@ static void lraid_drange_put(struct lraid_drange *d)
 	if (!atomic_dec_and_test(&d->pending))
 		return;
 	/* before the stripes are let go: later I/O must see them consistent */
-	if (unlikely(atomic_read(&d->refused))) {
+	if (unlikely(atomic_read(&d->refused) || atomic_read(&d->unmap))) {
 		INIT_WORK(&d->work, lraid_drange_refused);
 		queue_work(d->a->refused_wq, &d->work);
 		return;
@@ -1064,17 +1154,21 @@ static void lraid_drange_put(struct lraid_drange *d)
 /*
  * A member that fails a discard or write-zeroes of whole stripes is failed
  * as for a failed write (md does the same): its blocks there no longer
- * agree with the parity the others now hold. One that refused it is
- * judged once all have answered (lraid_drange_refused()).
+ * agree with the parity the others now hold. One that refused it, or
+ * refused to unmap, is judged once all have answered
+ * (lraid_drange_refused()).
  */
 static void lraid_drange_endio(struct bio *piece)
 {
 	struct lraid_drange *d = piece->bi_private;
 	unsigned int m = container_of(piece, struct lraid_clone, bio)->member;
+	struct block_device *b = d->a->members[m].b.bdev;
 
 	if (!piece->bi_status)
 		atomic_inc(&d->took);
-	else if (lraid_piece_refused(d->a, m, piece))
+	else if (lraid_unmap_refused(b, piece))
+		atomic_or(BIT(m), &d->unmap);
+	else if (lraid_refusal(b, bio_op(piece), piece->bi_status))
 		atomic_or(BIT(m), &d->refused);
 	else if (!lraid_member_write_error(d->a, m, piece->bi_status))
 		WRITE_ONCE(d->bio->bi_status, piece->bi_status);
@@ -1092,6 +1186,8 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 {
 	const struct lraid_geom *g = &a->geom;
 	struct lraid_drange *d = mempool_alloc(a->drange_pool, GFP_NOIO);
+	blk_opf_t nounmap = (opf & REQ_OP_MASK) == REQ_OP_WRITE_ZEROES ?
+			    REQ_NOUNMAP : 0;
 	u32 failed;
 	unsigned int i;
 
@@ -1102,6 +1198,7 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 	atomic_set(&d->pending, 1);
 	atomic_set(&d->took, 0);
 	atomic_set(&d->refused, 0);
+	atomic_set(&d->unmap, 0);
 	d->op = opf & REQ_OP_MASK;
 	bio_inc_remaining(bio);
 	percpu_ref_get(&a->active);
@@ -1113,7 +1210,9 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 
 		if (failed & BIT(i))
 			continue;
-		piece = bio_alloc_bioset(a->members[i].b.bdev, 0, opf,
+		piece = bio_alloc_bioset(a->members[i].b.bdev, 0,
+					 test_bit(i, &a->nounmap) ?
+					 opf | nounmap : opf,
 					 GFP_NOIO, &a->clone_bs);
 		piece->bi_iter.bi_sector = a->data_offset +
 					   s0 * g->chunk_sectors;
@@ -1155,14 +1254,14 @@ static void lraid_discard(struct lraid_array *a, struct bio *bio)
 	if (!zeroes)
 		opf = (opf & ~REQ_OP_MASK) | a->discard_op;
 	/*
-	 * A member withdrew the operation (lraid_drange_refused()), but the
+	 * The array withdrew the operation (lraid_drange_refused()), but the
 	 * request passed the block layer's check of lraid's limits before
 	 * they changed: discard is refused, write-zeroes are written as
 	 * zeroes. (A device stacked on lraid keeps the limits it read, but
 	 * its requests meet that check again at lraid's queue.)
 	 */
-	if (unlikely(test_bit(lraid_refused_bit(opf & REQ_OP_MASK),
-			      &a->refused))) {
+	if (unlikely(test_bit(zeroes ? LRAID_REFUSED_WZEROES :
+				       LRAID_REFUSED_DISCARD, &a->refused))) {
 		if (zeroes)
 			lraid_queue_write(a, bio, start, end - start,
 					  LRAID_WREQ_ZERO);

@@ -183,6 +183,20 @@ static void lraid_op_page_io(struct lraid_op *op, unsigned int m, u32 r0,
 	lraid_op_submit(op, bio, m);
 }
 
+/*
+ * Fill @bio, allocated with DIV_ROUND_UP(@sectors, LRAID_ROWS_PER_PAGE)
+ * vecs, with @sectors of the zero page.
+ */
+void lraid_bio_add_zeroes(struct bio *bio, u32 sectors)
+{
+	while (sectors) {
+		u32 n = min_t(u32, sectors, LRAID_ROWS_PER_PAGE);
+
+		__bio_add_page(bio, ZERO_PAGE(0), n << SECTOR_SHIFT, 0);
+		sectors -= n;
+	}
+}
+
 /* Write the new data of data index @di, rows [s, e), to member @m. */
 static void lraid_op_data_write(struct lraid_op *op, unsigned int di,
 				unsigned int m, u32 s, u32 e)
@@ -194,17 +208,10 @@ static void lraid_op_data_write(struct lraid_op *op, unsigned int di,
 	struct bio *bio;
 
 	if (wr->flags & LRAID_WREQ_ZERO) {
-		u32 left = e - s;
-
 		bio = bio_alloc_bioset(a->members[m].b.bdev,
-				       DIV_ROUND_UP(left, LRAID_ROWS_PER_PAGE),
+				       DIV_ROUND_UP(e - s, LRAID_ROWS_PER_PAGE),
 				       opf, GFP_NOIO, &a->io_bs);
-		while (left) {
-			u32 n = min_t(u32, left, LRAID_ROWS_PER_PAGE);
-
-			__bio_add_page(bio, ZERO_PAGE(0), n << SECTOR_SHIFT, 0);
-			left -= n;
-		}
+		lraid_bio_add_zeroes(bio, e - s);
 	} else {
 		u64 off = (u64)(di * a->geom.chunk_sectors + s) - wr->bio_lo;
 

@@ -372,6 +372,89 @@ lr_sha() {
 	head -c $(($2 * 512)) "$1" | sha256sum | cut -d' ' -f1
 }
 
+# lr_qmax DEV ATTR: queue/ATTR of DEV's disk in sysfs (DEV a path or link)
+lr_qmax() {
+	cat "/sys/block/$(basename "$(readlink -f "$1")")/queue/$2"
+}
+
+# lr_offers DEV DISCARD WZEROES: DEV offers discard if DISCARD is 1, not
+# if 0, and write-zeroes likewise (its queue limits in sysfs)
+lr_offers() {
+	local dev=$1 a want got
+	shift
+	for a in discard_max_bytes write_zeroes_max_bytes; do
+		want=$1
+		shift
+		got=$(lr_qmax "$dev" $a)
+		if [ "$want" = 1 ] && [ "$got" = 0 ]; then
+			lr_fail "$dev: $a is 0"
+		elif [ "$want" = 0 ] && [ "$got" != 0 ]; then
+			lr_fail "$dev: $a is $got, want 0"
+		fi
+	done
+}
+
+# lr_not_failed NAME: no member of array NAME is failed
+lr_not_failed() {
+	if "$LRAIDCTL" detail "$1" | grep -q faulty; then
+		lr_fail "a member was failed: $("$LRAIDCTL" detail "$1")"
+	fi
+}
+
+# A reference copy of what lraid0 must read, for scenarios that zero
+# parts of what they wrote (discard, write-zeroes), in $LR_TMP/ref.
+# lr_ref_write BYTES BS: BYTES random bytes written to lraid0 from its
+# start, in O_DIRECT writes of BS bytes
+lr_ref_write() {
+	head -c "$1" /dev/urandom >"$LR_TMP/ref"
+	dd if="$LR_TMP/ref" of=/dev/lraid0 bs="$2" oflag=direct status=none ||
+		lr_fail "write to lraid0"
+}
+
+# lr_ref_zero OFFSET LENGTH: bytes lraid0 must now read as zeroes
+# (multiples of 4 KiB)
+lr_ref_zero() {
+	dd if=/dev/zero of="$LR_TMP/ref" bs=4096 seek=$(($1 / 4096)) \
+		count=$(($2 / 4096)) conv=notrunc status=none
+}
+
+# lr_ref_reads WHAT: lraid0 must read as the reference copy
+lr_ref_reads() {
+	dd if=/dev/lraid0 bs=64K count="$(stat -c %s "$LR_TMP/ref")" \
+		iflag=direct,count_bytes status=none |
+		cmp -s - "$LR_TMP/ref" || lr_fail "$1: lraid0 reads other bytes"
+}
+
+# lr_bad_raid5: lraid0, RAID5 x4 with 64 KiB chunks, over four new
+# lraid-bad members on loop (LR_M); each must offer discard and
+# write-zeroes (else the scenario is skipped), and so must lraid0. It
+# then holds 32 random stripes (lr_ref_write).
+lr_bad_raid5() {
+	local d a
+	lr_bad_setup 4 loop
+	for d in "${LR_BAD[@]}"; do
+		for a in write_zeroes_max_bytes discard_max_bytes; do
+			[ "$(lr_qmax "$d" $a)" != 0 ] ||
+				lr_skip "$d: $a is 0 (the loop files' file system?)"
+		done
+	done
+	LR_M=("${LR_BAD[@]}")
+	lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
+	lr_offers /dev/lraid0 1 1
+	lr_ref_write $((32 * 3 * 64 * 1024)) $((3 * 64 * 1024))
+}
+
+# lr_stop_md_check LEVEL CHUNK_KB ROUND: stop lraid0, then md's check over
+# LR_M finds the parity right (lr_md_check) over lraid0's first sectors,
+# as many as a multiple of ROUND (sectors of whole stripes) holds
+lr_stop_md_check() {
+	local sectors sha
+	sectors=$(($(blockdev --getsz /dev/lraid0) / $3 * $3))
+	sha=$(lr_sha /dev/lraid0 "$sectors")
+	"$LRAIDCTL" stop lraid0 || lr_fail "stop lraid0"
+	lr_md_check "$1" "$2" "$sectors" "$sha" "${LR_M[@]}"
+}
+
 # lr_running PID: the process is alive and not a zombie (one that ended
 # but was not waited for yet)
 lr_running() {
@@ -525,6 +608,19 @@ lr_bad_setup() {
 		LR_BAD_DM+=("lrbad$j")
 		LR_BAD+=("$LR_DEV")
 	done
+}
+
+# lr_bad_field N DM...: the sum of lraid-bad status field N over the
+# targets DM... (awk's numbering of the dmsetup status line: the target
+# name is $3, its first field $4; see tests/badblk/lraid_bad.c)
+lr_bad_field() {
+	local f=$1 d n=0
+	shift
+	for d in "$@"; do
+		n=$((n + $(dmsetup status "$d" |
+			awk -v f="$f" '$3 == "lraid-bad" { print $f }')))
+	done
+	echo $n
 }
 
 # lr_bad_on N START COUNT...: reads of those sector ranges fail from now

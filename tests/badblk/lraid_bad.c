@@ -20,7 +20,12 @@
  * "refuse_zeroes 1" makes the next write-zeroes fail as sd fails one on a
  * disk that rejects the WRITE SAME it claimed: the target stops offering
  * write-zeroes, then ends the bio with BLK_STS_TARGET, having written
- * nothing (a table reload offers it again).
+ * nothing (a table reload offers it again). "refuse_unmap 1" makes every
+ * write-zeroes that may unmap (no REQ_NOUNMAP) fail as sd fails one on a
+ * disk that rejects the WRITE SAME with UNMAP it claimed: the target stops
+ * offering discard, keeps write-zeroes, and ends the bio with
+ * BLK_STS_TARGET, having written nothing; one with REQ_NOUNMAP is carried
+ * out (or refused as above if "refuse_zeroes" is on too).
  *
  *   table:    <device> <offset>
  *   messages: bad <sector> <count>   reads of these sectors fail
@@ -33,9 +38,12 @@
  *             hold <sector> <count>  writes there wait for "release"
  *             release                the held writes go, none waits
  *             refuse_zeroes <0|1>    write-zeroes refused as above (1)
+ *             refuse_unmap <0|1>     unmapping write-zeroes refused (1)
  *   status:   <bad sectors> <failed reads> <sticky> <sectors reading 0xff>
  *             <failed writes and flushes> <writes waiting>
  *             <write-zeroes refused> <write-zeroes received>
+ *             <write-zeroes refused for unmapping>
+ *             <write-zeroes received with REQ_NOUNMAP>
  *
  * Sectors are those of the target. Flushes pass through unless failed.
  * Suspending the
@@ -67,6 +75,8 @@ struct lrbad {
 	unsigned long failed_writes;
 	unsigned long refused_zeroes;
 	unsigned long nr_zeroes;	/* write-zeroes received */
+	unsigned long refused_unmap;
+	unsigned long nr_nounmap;	/* those with REQ_NOUNMAP */
 	struct bio_list held;		/* writes kept back */
 	unsigned long nr_held;
 	sector_t hold_s, hold_e;	/* writes there are kept back */
@@ -75,6 +85,7 @@ struct lrbad {
 	bool fail_writes;
 	bool fail_flushes;
 	bool refuse_zeroes;
+	bool refuse_unmap;
 };
 
 static int lrbad_ctr(struct dm_target *ti, unsigned int argc, char **argv)
@@ -204,26 +215,36 @@ static int lrbad_map(struct dm_target *ti, struct bio *bio)
 		return DM_MAPIO_KILL;
 	}
 	if (bio_op(bio) == REQ_OP_WRITE_ZEROES) {
+		struct gendisk *disk = dm_disk(dm_table_get_md(ti->table));
+		bool unmap = !(bio->bi_opf & REQ_NOUNMAP);
+		unsigned long *refused = NULL;
+
 		spin_lock_irqsave(&b->lock, flags);
 		b->nr_zeroes++;
-		spin_unlock_irqrestore(&b->lock, flags);
-	}
-	if (bio_op(bio) == REQ_OP_WRITE_ZEROES && READ_ONCE(b->refuse_zeroes)) {
-		struct gendisk *disk = dm_disk(dm_table_get_md(ti->table));
-
+		if (!unmap)
+			b->nr_nounmap++;
 		/*
-		 * As sd_done() and scsi_io_completion() for ILLEGAL REQUEST:
-		 * this device withdraws write-zeroes, then the bio fails
-		 * (dm's clone_endio() would withdraw it too, and finds it
-		 * done).
+		 * As sd_done() and scsi_io_completion() for ILLEGAL REQUEST
+		 * to a WRITE SAME: with the UNMAP bit this device withdraws
+		 * discard, without it write-zeroes (dm's clone_endio() would
+		 * withdraw that too, and finds it done); then the bio fails,
+		 * having written nothing.
 		 */
-		disk->queue->limits.max_write_zeroes_sectors = 0;
-		spin_lock_irqsave(&b->lock, flags);
-		b->refused_zeroes++;
+		if (unmap && b->refuse_unmap) {
+			disk->queue->limits.max_discard_sectors = 0;
+			refused = &b->refused_unmap;
+		} else if (b->refuse_zeroes) {
+			disk->queue->limits.max_write_zeroes_sectors = 0;
+			refused = &b->refused_zeroes;
+		}
+		if (refused)
+			(*refused)++;
 		spin_unlock_irqrestore(&b->lock, flags);
-		bio->bi_status = BLK_STS_TARGET;
-		bio_endio(bio);
-		return DM_MAPIO_SUBMITTED;
+		if (refused) {
+			bio->bi_status = BLK_STS_TARGET;
+			bio_endio(bio);
+			return DM_MAPIO_SUBMITTED;
+		}
 	}
 	if (s == e || (!READ_ONCE(b->nr_bad) && !READ_ONCE(b->nr_ff) &&
 		       !READ_ONCE(b->discard_ff) && !READ_ONCE(b->fail_writes) &&
@@ -334,7 +355,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 	if (argc == 2 && (!strcmp(argv[0], "sticky") ||
 			  !strcmp(argv[0], "fail_writes") ||
 			  !strcmp(argv[0], "fail_flushes") ||
-			  !strcmp(argv[0], "refuse_zeroes"))) {
+			  !strcmp(argv[0], "refuse_zeroes") ||
+			  !strcmp(argv[0], "refuse_unmap"))) {
 		if (kstrtobool(argv[1], &on)) {
 			DMERR("%s: expected 0 or 1", argv[0]);
 			return -EINVAL;
@@ -346,6 +368,8 @@ static int lrbad_message(struct dm_target *ti, unsigned int argc,
 			b->fail_writes = on;
 		else if (!strcmp(argv[0], "refuse_zeroes"))
 			b->refuse_zeroes = on;
+		else if (!strcmp(argv[0], "refuse_unmap"))
+			b->refuse_unmap = on;
 		else
 			b->fail_flushes = on;
 		spin_unlock_irq(&b->lock);
@@ -388,9 +412,10 @@ static void lrbad_status(struct dm_target *ti, status_type_t type,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		spin_lock_irq(&b->lock);
-		DMEMIT("%lu %lu %d %lu %lu %lu %lu %lu", b->nr_bad,
+		DMEMIT("%lu %lu %d %lu %lu %lu %lu %lu %lu %lu", b->nr_bad,
 		       b->failed_reads, b->sticky, b->nr_ff, b->failed_writes,
-		       b->nr_held, b->refused_zeroes, b->nr_zeroes);
+		       b->nr_held, b->refused_zeroes, b->nr_zeroes,
+		       b->refused_unmap, b->nr_nounmap);
 		spin_unlock_irq(&b->lock);
 		break;
 	case STATUSTYPE_TABLE:
@@ -412,7 +437,7 @@ static int lrbad_iterate_devices(struct dm_target *ti,
 
 static struct target_type lrbad_target = {
 	.name = "lraid-bad",
-	.version = {1, 3, 0},
+	.version = {1, 4, 0},
 	.module = THIS_MODULE,
 	.ctr = lrbad_ctr,
 	.dtr = lrbad_dtr,
@@ -436,5 +461,5 @@ static void __exit lrbad_exit(void)
 
 module_init(lrbad_init);
 module_exit(lrbad_exit);
-MODULE_DESCRIPTION("lraid test target: unreadable sectors, failing and slow writes, discards that read 0xff, refused write-zeroes");
+MODULE_DESCRIPTION("lraid test target: unreadable sectors, failing and slow writes, discards that read 0xff, refused write-zeroes and unmapping");
 MODULE_LICENSE("GPL");
