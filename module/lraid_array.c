@@ -710,7 +710,7 @@ static void lraid_zero_fn(struct work_struct *work)
 	struct lraid_zero_work *w = container_of(work, struct lraid_zero_work,
 						 work);
 	struct lraid_zero *z = w->z;
-	unsigned int flags = 0;
+	unsigned int flags = BLKDEV_ZERO_NOFALLBACK;
 	sector_t done = 0;
 	int ret = 0;
 
@@ -720,13 +720,20 @@ static void lraid_zero_fn(struct work_struct *work)
 		ret = blkdev_issue_zeroout(w->bdev, z->start + done, n,
 					   GFP_KERNEL, flags);
 		/*
-		 * BLK_STS_TARGET, write-zeroes still offered: sd's answer for
-		 * a disk that rejects the WRITE SAME with UNMAP it claimed
-		 * (see lraid_unmap_refused()); ask it not to unmap.
+		 * Write-zeroes first, so that a failed one is seen (6.1 falls
+		 * back to zero pages on any error). BLK_STS_TARGET with
+		 * write-zeroes still offered is sd's answer for a disk that
+		 * rejects the WRITE SAME with UNMAP it claimed (see
+		 * lraid_unmap_refused()): ask it not to unmap, from now on.
+		 * No write-zeroes (any more): zero pages.
 		 */
-		if (ret == -EREMOTEIO && !flags &&
+		if (ret == -EREMOTEIO && !(flags & BLKDEV_ZERO_NOUNMAP) &&
 		    bdev_write_zeroes_sectors(w->bdev)) {
-			flags = BLKDEV_ZERO_NOUNMAP;
+			flags |= BLKDEV_ZERO_NOUNMAP;
+			continue;
+		}
+		if (ret == -EOPNOTSUPP && (flags & BLKDEV_ZERO_NOFALLBACK)) {
+			flags &= ~BLKDEV_ZERO_NOFALLBACK;
 			continue;
 		}
 		if (ret) {

@@ -1016,9 +1016,10 @@ static blk_status_t lraid_member_zero_nounmap(struct lraid_array *a,
 /*
  * Members in d->unmap refused to unmap (lraid_unmap_refused()): each is
  * asked again not to. One that then zeroes the range took it, and gets
- * REQ_NOUNMAP from now on (a->nounmap); a discard sent to members as
- * write-zeroes would only write zeroes over it, so the array stops
- * offering discard (the a->refused bits returned, member in *@who). One
+ * REQ_NOUNMAP from now on (a->nounmap). A discard would only write
+ * zeroes over it (as write-zeroes), or be refused by it (sd withdrew its
+ * discard) and written with zero pages, so the array stops offering
+ * discard (the a->refused bits returned, member in *@who). One
  * that refuses that too joins d->refused; one that fails it otherwise is
  * failed.
  */
@@ -1043,8 +1044,7 @@ static unsigned long lraid_drange_nounmap(struct lraid_drange *d,
 			if (!test_and_set_bit(m, &a->nounmap))
 				pr_warn("lraid%d: %pg refused to unmap while zeroing: it zeroes without unmapping until the array stops\n",
 					a->index, b);
-			if (a->discard_op == REQ_OP_WRITE_ZEROES &&
-			    lraid_refuse(a, true, false)) {
+			if (a->discard_op && lraid_refuse(a, true, false)) {
 				withdraw = BIT(LRAID_REFUSED_DISCARD);
 				*who = m;
 			}

@@ -77,7 +77,7 @@ lr_loop_fs 512
 lr_log "create over a member that refuses to unmap: it zeroes without"
 lr_bad_setup 4 loop
 LR_M=("${LR_BAD[@]}")
-d=${LR_BAD_DM[1]}
+d=${LR_BAD_DM[$((LR_BAD_NEW + 1))]}
 head -c $((8 << 20)) /dev/urandom |
 	dd of="${LR_M[1]}" bs=1M oflag=direct status=none ||
 	lr_fail "random bytes on role 1"
@@ -85,6 +85,7 @@ dmsetup message "$d" 0 refuse_unmap 1 || lr_fail "$d: refuse_unmap"
 lr_create lraid0 --level 5 --chunk 64K "${LR_M[@]}"
 lr_log "role 1: $(ru "$d") unmapping write-zeroes refused, $(nu "$d") received with NOUNMAP"
 grew "role 1: unmapping write-zeroes refused at create" "$(ru "$d")" 0 1
+grew "role 1: write-zeroes with NOUNMAP at create" "$(nu "$d")" 0 1
 lr_not_failed lraid0
 lr_ref_write $((4 * stripe)) $stripe
 lr_stop_md_check 5 64 768
