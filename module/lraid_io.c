@@ -1073,7 +1073,9 @@ static void lraid_drange_finish(struct lraid_drange *d)
 }
 
 /*
- * Some members refused the range (d->refused) and did nothing. One that
+ * Members that refused to unmap (d->unmap) are asked again without
+ * unmapping first (lraid_drange_nounmap()); some may join d->refused.
+ * Members in d->refused refused the range and did nothing. One that
  * no longer offers the operation takes it away from the array too; one
  * may refuse a request and still offer it (loop over tmpfs cannot zero
  * without unmapping, REQ_NOUNMAP, and 6.1's keeps offering write-zeroes).
