@@ -964,62 +964,90 @@ static void lraid_withdraw(struct lraid_array *a, unsigned long bits,
 		       a->index, ret);
 }
 
-/*
- * Write zeroes over @nr sectors of member @m from @start: plain writes of
- * the zero page, one bio from a->io_bs at a time. The caller holds
- * stripes that writes wait on, so this must not wait for memory those
- * writes may hold (fs_bio_set, which blkdev_issue_zeroout() uses).
- */
-static int lraid_member_zero(struct lraid_array *a, unsigned int m,
-			     sector_t start, sector_t nr)
+/* Zeroing writes in flight on several members, lraid_members_zero() */
+struct lraid_zwait {
+	atomic_t pending;		/* bios in flight, plus one */
+	struct completion done;
+	blk_status_t st[LRAID_MAX_MEMBERS];	/* an error of each member */
+};
+
+static void lraid_zwait_endio(struct bio *bio)
 {
-	struct block_device *b = a->members[m].b.bdev;
-	int ret = 0;
+	struct lraid_zwait *w = bio->bi_private;
+	unsigned int m = container_of(bio, struct lraid_clone, bio)->member;
 
-	while (nr && !ret) {
-		u32 n = min_t(sector_t, nr, BIO_MAX_VECS * PAGE_SECTORS);
-		struct bio *bio = bio_alloc_bioset(b, DIV_ROUND_UP(n, PAGE_SECTORS),
-						   REQ_OP_WRITE, GFP_NOIO,
-						   &a->io_bs);
-
-		bio->bi_iter.bi_sector = start;
-		lraid_bio_add_zeroes(bio, n);
-		ret = submit_bio_wait(bio);
-		bio_put(bio);
-		start += n;
-		nr -= n;
-	}
-	return ret;
+	if (bio->bi_status)
+		WRITE_ONCE(w->st[m], bio->bi_status);
+	bio_put(bio);
+	if (atomic_dec_and_test(&w->pending))
+		complete(&w->done);
 }
 
 /*
- * Zero @nr sectors of member @m from @start with a write-zeroes that must
- * not unmap; as lraid_member_zero(), from a->io_bs.
+ * Zero @nr sectors from @start on every member in @mask at once, and wait
+ * for all of them: with @nounmap write-zeroes with REQ_NOUNMAP, else plain
+ * writes of the zero page; every bio goes out as soon as it is allocated,
+ * so the stripes wait for the slowest member, not for the sum of them. The
+ * bios come from a->io_bs: the caller holds stripes that writes wait on,
+ * so this must not wait for memory those writes may hold (fs_bio_set,
+ * which blkdev_issue_zeroout() uses). Each member's status goes to @st[m].
  */
-static blk_status_t lraid_member_zero_nounmap(struct lraid_array *a,
-					      unsigned int m, sector_t start,
-					      sector_t nr)
+static void lraid_members_zero(struct lraid_array *a, unsigned long mask,
+			       sector_t start, sector_t nr, bool nounmap,
+			       blk_status_t *st)
 {
-	struct bio *bio = bio_alloc_bioset(a->members[m].b.bdev, 0,
-					   REQ_OP_WRITE_ZEROES | REQ_NOUNMAP,
-					   GFP_NOIO, &a->io_bs);
-	blk_status_t st;
+	struct lraid_zwait w = { .pending = ATOMIC_INIT(1) };
+	/* a write-zeroes' size fits in bi_size, kept whole chunks */
+	sector_t max = nounmap ? round_down(UINT_MAX >> SECTOR_SHIFT,
+					    a->geom.chunk_sectors) :
+				 BIO_MAX_VECS * PAGE_SECTORS;
+	sector_t done, n;
+	unsigned int m;
 
-	bio->bi_iter.bi_sector = start;
-	bio->bi_iter.bi_size = (u32)(nr << SECTOR_SHIFT);
-	submit_bio_wait(bio);
-	st = bio->bi_status;
-	bio_put(bio);
-	return st;
+	if (!mask)
+		return;
+	init_completion(&w.done);
+	for (done = 0; done < nr; done += n) {
+		n = min(nr - done, max);
+
+		for_each_set_bit(m, &mask, LRAID_MAX_MEMBERS) {
+			struct block_device *b = a->members[m].b.bdev;
+			struct bio *bio;
+
+			if (nounmap) {
+				bio = bio_alloc_bioset(b, 0, REQ_OP_WRITE_ZEROES |
+						       REQ_NOUNMAP | REQ_SYNC,
+						       GFP_NOIO, &a->io_bs);
+				bio->bi_iter.bi_size = (u32)(n << SECTOR_SHIFT);
+			} else {
+				bio = bio_alloc_bioset(b, DIV_ROUND_UP(n, PAGE_SECTORS),
+						       REQ_OP_WRITE | REQ_SYNC,
+						       GFP_NOIO, &a->io_bs);
+				lraid_bio_add_zeroes(bio, n);
+			}
+			container_of(bio, struct lraid_clone, bio)->member = m;
+			bio->bi_iter.bi_sector = start + done;
+			bio->bi_private = &w;
+			bio->bi_end_io = lraid_zwait_endio;
+			atomic_inc(&w.pending);
+			submit_bio(bio);
+		}
+	}
+	/* a timed wait, so that a long zeroing is not taken for a hung task */
+	if (!atomic_dec_and_test(&w.pending))
+		while (!wait_for_completion_io_timeout(&w.done, 10 * HZ))
+			;
+	for_each_set_bit(m, &mask, LRAID_MAX_MEMBERS)
+		st[m] = w.st[m];
 }
 
 /*
  * Members in d->unmap refused to unmap (lraid_unmap_refused()): each is
- * asked again not to. One that then zeroes the range took it, and gets
- * REQ_NOUNMAP from now on (a->nounmap). A discard would only write
- * zeroes over it (as write-zeroes), or be refused by it (sd withdrew its
- * discard) and written with zero pages, so the array stops offering
- * discard (the a->refused bits returned, member in *@who). One
+ * asked again not to, all at once. One that then zeroes the range took
+ * it, and gets REQ_NOUNMAP from now on (a->nounmap). A discard would only
+ * write zeroes over it (as write-zeroes), or be refused by it (sd
+ * withdrew its discard) and written with zero pages, so the array stops
+ * offering discard (the a->refused bits returned, member in *@who). One
  * that refuses that too joins d->refused; one that fails it otherwise is
  * failed.
  */
@@ -1027,18 +1055,17 @@ static unsigned long lraid_drange_nounmap(struct lraid_drange *d,
 					  sector_t start, sector_t nr,
 					  unsigned int *who)
 {
-	unsigned long bits = (u32)atomic_read(&d->unmap), withdraw = 0;
 	struct lraid_array *a = d->a;
+	unsigned long bits = (u32)atomic_read(&d->unmap) & ~READ_ONCE(a->failed);
+	unsigned long withdraw = 0;
+	blk_status_t st[LRAID_MAX_MEMBERS];
 	unsigned int m;
 
-	for_each_set_bit(m, &bits, BITS_PER_LONG) {
+	lraid_members_zero(a, bits, start, nr, true, st);
+	for_each_set_bit(m, &bits, LRAID_MAX_MEMBERS) {
 		struct block_device *b = a->members[m].b.bdev;
-		blk_status_t st;
 
-		if (READ_ONCE(a->failed) & BIT(m))
-			continue;
-		st = lraid_member_zero_nounmap(a, m, start, nr);
-		if (!st) {
+		if (!st[m]) {
 			atomic_inc(&d->took);
 			/* later requests see it before the stripes go */
 			if (!test_and_set_bit(m, &a->nounmap))
@@ -1048,10 +1075,10 @@ static unsigned long lraid_drange_nounmap(struct lraid_drange *d,
 				withdraw = BIT(LRAID_REFUSED_DISCARD);
 				*who = m;
 			}
-		} else if (lraid_refusal(b, REQ_OP_WRITE_ZEROES, st)) {
+		} else if (lraid_refusal(b, REQ_OP_WRITE_ZEROES, st[m])) {
 			atomic_or(BIT(m), &d->refused);
-		} else if (!lraid_member_write_error(a, m, st)) {
-			WRITE_ONCE(d->bio->bi_status, st);
+		} else if (!lraid_member_write_error(a, m, st[m])) {
+			WRITE_ONCE(d->bio->bi_status, st[m]);
 		}
 	}
 	return withdraw;
@@ -1098,7 +1125,7 @@ static void lraid_drange_refused(struct work_struct *work)
 	enum req_op op = d->op;
 	unsigned long bits, withdraw = 0, unmap_withdraw = 0;
 	unsigned int m, who = 0, who_unmap = 0;
-	int ret;
+	blk_status_t st[LRAID_MAX_MEMBERS];
 
 	if (atomic_read(&d->unmap))
 		unmap_withdraw = lraid_drange_nounmap(d, start, nr, &who_unmap);
@@ -1118,19 +1145,17 @@ static void lraid_drange_refused(struct work_struct *work)
 			WRITE_ONCE(d->bio->bi_status, BLK_STS_NOTSUPP);
 		bits = 0;
 	}
-	for_each_set_bit(m, &bits, BITS_PER_LONG) {
-		if (READ_ONCE(a->failed) & BIT(m))
-			continue;
+	bits &= ~READ_ONCE(a->failed);
+	for_each_set_bit(m, &bits, LRAID_MAX_MEMBERS)
 		pr_warn_ratelimited("lraid%d: %pg: writing zeroes to sectors %llu+%llu, which the other members %s\n",
 				    a->index, a->members[m].b.bdev,
 				    (u64)start, (u64)nr,
 				    op == REQ_OP_DISCARD ? "discarded" :
 							   "zeroed");
-		ret = lraid_member_zero(a, m, start, nr);
-		if (ret && !lraid_member_write_error(a, m,
-						     errno_to_blk_status(ret)))
+	lraid_members_zero(a, bits, start, nr, false, st);
+	for_each_set_bit(m, &bits, LRAID_MAX_MEMBERS)
+		if (st[m] && !lraid_member_write_error(a, m, st[m]))
 			WRITE_ONCE(d->bio->bi_status, BLK_STS_IOERR);
-	}
 	lraid_drange_end(a, d);
 	/* the stripes are free, and the caller sees the new limits */
 	lraid_withdraw(a, unmap_withdraw, who_unmap, "to unmap");

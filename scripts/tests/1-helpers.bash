@@ -401,6 +401,16 @@ lr_not_failed() {
 	fi
 }
 
+# lr_failed_role ROLE: role ROLE of lraid0 (LR_M) is faulty, no other
+# member is
+lr_failed_role() {
+	local d
+	d=$("$LRAIDCTL" detail lraid0)
+	grep -Eq "faulty *($(readlink -f "${LR_M[$1]}")|${LR_M[$1]})\$" <<<"$d" ||
+		lr_fail "role $1 not faulty: $d"
+	[ "$(grep -c faulty <<<"$d")" = 1 ] || lr_fail "more than one faulty: $d"
+}
+
 # A reference copy of what lraid0 must read, for scenarios that zero
 # parts of what they wrote (discard, write-zeroes), in $LR_TMP/ref.
 # lr_ref_write BYTES BS: BYTES random bytes written to lraid0 from its
@@ -621,6 +631,30 @@ lr_bad_field() {
 			awk -v f="$f" '$3 == "lraid-bad" { print $f }')))
 	done
 	echo $n
+}
+
+# lr_bad_held_together WHAT DM...: the lraid-bad targets DM..., told to
+# "hold" writes, soon all have a write waiting at once (status field 9),
+# as when lraid sends WHAT to them together rather than one after
+# another; then each lets its writes go, whatever was seen
+lr_bad_held_together() {
+	local what=$1 d waiting end=$((SECONDS + 60))
+	shift
+	while :; do
+		waiting=
+		for d in "$@"; do
+			waiting+=" $(lr_bad_field 9 "$d")"
+		done
+		grep -qw 0 <<<"$waiting" || break
+		[ $SECONDS -lt $end ] || break
+		sleep 0.2
+	done
+	for d in "$@"; do
+		dmsetup message "$d" 0 release || lr_fail "$d: release"
+	done
+	if grep -qw 0 <<<"$waiting"; then
+		lr_fail "$what: not in flight on $* at once (writes waiting:$waiting)"
+	fi
 }
 
 # lr_bad_on N START COUNT...: reads of those sector ranges fail from now

@@ -14,11 +14,17 @@
 #    old limits (the block layer refuses its write-zeroes at lraid0's
 #    queue, and the kernel writes zeroes instead); no member receives
 #    write-zeroes after the withdrawal.
+#  - Two members refuse a discard while their writes are held: the zeroes
+#    are written to both at once, not to one after the other (which
+#    would keep the stripes waiting for each in turn).
+#  - A member refuses a discard and then fails the zeroes written to it:
+#    it alone is failed, and the stripes read back degraded.
 #  - All four refuse a discard (what fstrim sends): nothing changed, so it
 #    ends "not supported" (which blkdev_issue_discard() reports as
 #    success), every byte reads as before, and the array stops offering
 #    discard: the next blkdiscard is refused at once.
-# Both end with md's check over the same members: mismatch_cnt 0.
+# Each but the degraded one ends with md's check over the same members:
+# mismatch_cnt 0.
 # RAID5 x4, chunk 64K, lraid-bad over loop (write-zeroes offered; on the
 # guest's tmpfs, loop carries out only those without REQ_NOUNMAP, which
 # discard sends and blkdiscard -z does not).
@@ -87,6 +93,38 @@ fi
 dmsetup remove --noudevsync lrtop || lr_fail "dmsetup remove lrtop"
 lr_not_failed lraid0
 lr_stop_md_check 5 64 768
+
+lr_log "two members refuse write-zeroes, their writes held: zeroed at once"
+lr_bad_raid5
+refusing=("${LR_BAD_DM[@]:$((LR_BAD_NEW + 1)):2}")
+for d in "${refusing[@]}"; do
+	dmsetup message "$d" 0 refuse_zeroes 1 || lr_fail "$d: refuse_zeroes"
+	dmsetup message "$d" 0 hold 0 $((64 * 2048)) || lr_fail "$d: hold"
+done
+# 24 stripes: 1.5 MiB per member, two chained zero-page writes each
+blkdiscard -o $((4 * stripe)) -l $((24 * stripe)) /dev/lraid0 &
+pid=$!
+lr_bad_held_together "the zero-page writes" "${refusing[@]}"
+lr_wait_end $pid 120 || lr_fail "blkdiscard still runs after the release"
+wait $pid || lr_fail "blkdiscard failed"
+lr_not_failed lraid0
+lr_ref_zero $((4 * stripe)) $((24 * stripe))
+lr_ref_reads "after the discard"
+lr_stop_md_check 5 64 768
+
+lr_log "a member refuses write-zeroes, then fails the zeroes written: failed"
+lr_bad_raid5
+d=${LR_BAD_DM[$((LR_BAD_NEW + 2))]}
+for m in refuse_zeroes fail_writes; do
+	dmsetup message "$d" 0 $m 1 || lr_fail "$d: $m"
+done
+blkdiscard -o $((4 * stripe)) -l $((24 * stripe)) /dev/lraid0 ||
+	lr_fail "blkdiscard failed"
+[ "$(lr_bad_field 8 "$d")" -ge 1 ] || lr_fail "$d failed no write"
+lr_failed_role 2
+lr_ref_zero $((4 * stripe)) $((24 * stripe))
+lr_ref_reads "degraded, after the discard"
+"$LRAIDCTL" stop lraid0 || lr_fail "stop lraid0"
 
 lr_log "all four members refuse a discard: not supported, nothing changed"
 lr_bad_raid5

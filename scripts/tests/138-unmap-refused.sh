@@ -21,6 +21,9 @@
 #  - One member refuses to unmap and then to zero at all (sd on a disk
 #    that rejects every WRITE SAME): it is written with zeroes there, not
 #    failed, and the array stops offering discard and write-zeroes.
+#  - Two members refuse to unmap while their writes are held: both are
+#    asked again at once, not one after the other (which would keep the
+#    stripes waiting for each in turn).
 #  - One member refuses to unmap and then fails the write-zeroes asked
 #    without unmapping (a write error): it is failed, and the stripes
 #    read back from the others.
@@ -61,15 +64,6 @@ role2() {
 	for m in "$@"; do
 		dmsetup message "$d" 0 "$m" 1 || lr_fail "$d: $m"
 	done
-}
-
-# failed_role ROLE: role ROLE of lraid0 is faulty, no other member is
-failed_role() {
-	local d
-	d=$("$LRAIDCTL" detail lraid0)
-	grep -Eq "faulty *($(readlink -f "${LR_M[$1]}")|${LR_M[$1]})\$" <<<"$d" ||
-		lr_fail "role $1 not faulty: $d"
-	[ "$(grep -c faulty <<<"$d")" = 1 ] || lr_fail "more than one faulty: $d"
 }
 
 lr_loop_fs 512
@@ -168,13 +162,33 @@ lr_ref_zero $((4 * stripe)) $((8 * stripe))
 lr_ref_reads "after the discard"
 lr_stop_md_check 5 64 768
 
+lr_log "two members refuse to unmap, their writes held: asked again at once"
+lr_bad_raid5
+refusing=("${LR_BAD_DM[@]:$((LR_BAD_NEW + 1)):2}")
+for d in "${refusing[@]}"; do
+	dmsetup message "$d" 0 refuse_unmap 1 || lr_fail "$d: refuse_unmap"
+	dmsetup message "$d" 0 hold 0 $((64 * 2048)) || lr_fail "$d: hold"
+done
+blkdiscard -o $((4 * stripe)) -l $((8 * stripe)) /dev/lraid0 &
+pid=$!
+lr_bad_held_together "the write-zeroes without unmapping" "${refusing[@]}"
+lr_wait_end $pid 120 || lr_fail "blkdiscard still runs after the release"
+wait $pid || lr_fail "blkdiscard failed"
+for d in "${refusing[@]}"; do
+	grew "$d: write-zeroes with NOUNMAP" "$(nu "$d")" 0 1
+done
+lr_not_failed lraid0
+lr_ref_zero $((4 * stripe)) $((8 * stripe))
+lr_ref_reads "after the discard"
+lr_stop_md_check 5 64 768
+
 lr_log "a member refuses to unmap, then fails the write-zeroes: failed"
 lr_bad_raid5
 role2 refuse_unmap fail_writes
 blkdiscard -o $((4 * stripe)) -l $((8 * stripe)) /dev/lraid0 ||
 	lr_fail "blkdiscard failed"
 grew "$d: unmapping write-zeroes refused" "$(ru "$d")" 0 1
-failed_role 2
+lr_failed_role 2
 lr_ref_zero $((4 * stripe)) $((8 * stripe))
 lr_ref_reads "degraded, after the discard"
 echo "PASS: members that refuse to unmap zero without unmapping; only a failed write fails one"
