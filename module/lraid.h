@@ -259,6 +259,7 @@ struct lraid_array {
 	 */
 	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */
+	u32 linked;			/* roles linked as holders in sysfs */
 	char name[33];
 	u64 bitmap_offset;		/* superblock fields kept as read */
 	u64 bitmap_sectors;

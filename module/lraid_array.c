@@ -466,12 +466,15 @@ static int lraid_disk_add(struct lraid_array *a)
 	return ret;
 }
 
-/* Undo lraid_holders_link() for the present members below @nr. */
-static void lraid_holders_unlink(struct lraid_array *a, unsigned int nr)
+/* Undo lraid_holders_link(). */
+static void lraid_holders_unlink(struct lraid_array *a)
 {
-	while (nr--)
-		if (a->members[nr].b.bdev)
-			bd_unlink_disk_holder(a->members[nr].b.bdev, a->disk);
+	unsigned long linked = a->linked;
+	unsigned int i;
+
+	for_each_set_bit(i, &linked, LRAID_MAX_MEMBERS)
+		bd_unlink_disk_holder(a->members[i].b.bdev, a->disk);
+	a->linked = 0;
 }
 
 /*
@@ -480,9 +483,13 @@ static void lraid_holders_unlink(struct lraid_array *a, unsigned int nr)
  * is what lsblk draws its tree from. The API is kept for md, dm, bcache
  * and drbd, with no successor; without CONFIG_BLOCK_HOLDER_DEPRECATED it is
  * a stub and the links are absent. Needs the disk added (its slaves
- * directory exists from add_disk to del_gendisk).
+ * directory exists from add_disk to del_gendisk), so the disk is live by
+ * then and may have taken writes, which a missing member of a degraded
+ * start did not get: a link that cannot be made (no memory, a member's
+ * disk removed meanwhile) is only logged, and the start goes on. The
+ * members are held open exclusively either way.
  */
-static int lraid_holders_link(struct lraid_array *a)
+static void lraid_holders_link(struct lraid_array *a)
 {
 	unsigned int i;
 	int ret;
@@ -493,14 +500,12 @@ static int lraid_holders_link(struct lraid_array *a)
 		if (!b)
 			continue;
 		ret = bd_link_disk_holder(b, a->disk);
-		if (ret) {
-			pr_err("lraid%d: cannot link holder of %pg: %d\n",
-			       a->index, b, ret);
-			lraid_holders_unlink(a, i);
-			return ret;
-		}
+		if (ret)
+			pr_warn("lraid%d: cannot link holder of %pg: %d (sysfs will not show it under lraid%d)\n",
+				a->index, b, ret, a->index);
+		else
+			a->linked |= BIT(i);
 	}
-	return 0;
 }
 
 /* Bring up the I/O machinery and the disk; members are open. */
@@ -518,21 +523,14 @@ static int lraid_array_run(struct lraid_array *a)
 	ret = lraid_disk_add(a);
 	if (ret)
 		goto out_stripe;
-	ret = lraid_holders_link(a);
-	if (ret)
-		goto out_disk;
+	/* live from here on: nothing may fail the start any more */
+	lraid_holders_link(a);
 	mutex_lock(&lraid_ctl_mutex);
 	WRITE_ONCE(lraid_starting[a->index], NULL);
 	lraid_arrays[a->index] = a;
 	mutex_unlock(&lraid_ctl_mutex);
 	return 0;
 
-out_disk:
-	/* udev may have opened it and read from it already */
-	del_gendisk(a->disk);
-	lraid_io_quiesce(a);
-	put_disk(a->disk);
-	a->disk = NULL;
 out_stripe:
 	lraid_stripe_exit(a);
 out_io:
@@ -614,12 +612,14 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
  * every usable member and bring the disk up; on failure undo everything
  * with lraid_array_abort(). @was_clean: the members' state before (true
  * for create). A failure after the active state was written writes
- * @was_clean back: nothing was in flight when the disk went away, so
- * parity is no staler than it was, and a clean array does not become one
- * that is refused when assembled degraded. The failed set recorded is
+ * @was_clean back: lraid_array_run() fails only before the disk goes
+ * live, so nothing was written through the array, parity is no staler
+ * than it was, and a clean array does not become one that is refused
+ * when assembled degraded. The failed set recorded is
  * @undo_failed (the roles recorded failed before, and those --force took
- * back: not usable without it) and the members that failed while the
- * disk was live, but not the roles the start left out: a member missing
+ * back: not usable without it) and the members that failed during the
+ * start (the first superblock pass), but not the roles the start left
+ * out: a member missing
  * from a degraded start that never ran missed nothing, and must not lose
  * its place for good. The event count stays: a member that could not
  * take the first pass stays one event behind, not two (stale), and the
@@ -1270,7 +1270,7 @@ static void lraid_members_flush(struct lraid_array *a)
 
 static void lraid_array_teardown(struct lraid_array *a)
 {
-	lraid_holders_unlink(a, a->geom.nr_members);
+	lraid_holders_unlink(a);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
