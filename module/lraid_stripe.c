@@ -38,21 +38,23 @@
 #include "lraid_gf.h"
 
 /*
- * Y: a write's data is copied into the op's pages first, and parity and
- * the member writes both come from that copy, as md does by default. A
- * caller that changes its buffer while the write is in flight (O_DIRECT
- * from a program or a VM that reuses buffers early) then cannot leave
- * parity that disagrees with the data, which a later rebuild of another
- * member would turn into wrong data there. N: zero-copy, parity straight
- * from the caller's pages (stable writes protect the page cache only),
- * unless stable writes were turned off in sysfs (queue/stable_writes 0):
- * then the page cache may change a page under writeback too, and every
- * write is copied.
+ * Y (the default): a write's data is copied into the op's pages first,
+ * and parity and the member writes both come from that copy, as md does
+ * unless skip_copy is set. A writer that changes its buffer while the
+ * write is in flight then cannot leave parity that disagrees with the
+ * data, which a later rebuild of another member would turn into wrong
+ * data there: O_DIRECT from a program or a VM guest that reuses buffers
+ * early, or a file system that changes a metadata buffer in place while
+ * it is written (ext2's and ext4's bitmaps without a journal: stable
+ * writes make only writers that wait for them wait). N: zero-copy,
+ * parity straight from the caller's pages, unless stable writes were
+ * turned off in sysfs (queue/stable_writes 0): then the page cache may
+ * change a page under writeback too, and every write is copied.
  */
-static bool copy_writes;
+static bool copy_writes = true;
 module_param(copy_writes, bool, 0644);
 MODULE_PARM_DESC(copy_writes,
-		 "Compute parity from, and write, a private copy of each write's data (default N: from the caller's pages)");
+		 "Compute parity from, and write, a private copy of each write's data (default Y; N: from the caller's pages, for writers that never change a buffer in flight)");
 
 #define LRAID_ROWS_PER_PAGE	(PAGE_SIZE >> SECTOR_SHIFT)
 

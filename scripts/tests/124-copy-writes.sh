@@ -7,7 +7,8 @@
 # the modes, on RAID5 x4 and RAID6 x5 (chunk 64 KiB, null_blk). md, built
 # over the same members afterwards (lr_md_mismatch), reads what lraid read
 # and counts the sectors whose parity disagrees.
-#   - copy_writes=N (zero-copy, the default) first, to show the workload
+#   - the default is Y (md copies too, unless its skip_copy is set);
+#   - copy_writes=N (zero-copy) first, to show the workload
 #     provokes the race here: parity computed from the caller's pages
 #     before the member copied them in disagrees. Were no mismatch seen in
 #     any configuration the checks below would prove nothing: SKIP (after
@@ -16,9 +17,10 @@
 #   - RAID5: copy_writes=N, but stable writes turned off in sysfs
 #     (queue/stable_writes 0: the page cache may then change pages under
 #     writeback too, and lraid copies every write): none either.
-# Then copy_writes=Y under fio's crc32c verify with sizes 512 B..2 MiB on
+# Then copy_writes=N under fio's crc32c verify with sizes 512 B..2 MiB on
 # RAID6 x5, healthy and with two members failed (reconstruct-writes from
-# the copy): the copy is what lands on the members.
+# the caller's pages): every other scenario runs the default, Y, so this
+# is where the zero-copy paths are verified.
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -30,6 +32,8 @@ scribble=$(dirname "$LRAIDCTL")/scribble
 [ -x "$scribble" ] || lr_fail "no $scribble (make -C tools)"
 param=/sys/module/lraid/parameters/copy_writes
 [ -w "$param" ] || lr_fail "no $param"
+[ "$(cat "$param")" = Y ] ||
+	lr_fail "copy_writes defaults to $(cat "$param"), not Y"
 
 # race LEVEL N COPY: the scribbled writes on fresh members, then md's
 # check; sets LR_MISMATCH. COPY: copy_writes Y or N, or S for N with
@@ -71,7 +75,7 @@ lr_log "RAID5 x4, copy_writes=N, stable_writes 0: md mismatch_cnt $LR_MISMATCH"
 [ "$LR_MISMATCH" = 0 ] ||
 	lr_fail "RAID5: parity disagrees with the data with stable writes off"
 
-echo Y >"$param"
+echo N >"$param"
 lr_members nullb 5 64
 lr_create lraid0 --level 6 --chunk 64K "${LR_M[@]}"
 lr_fio /dev/lraid0 healthy --rw=randwrite --bsrange=512-2m --blockalign=512 \
@@ -80,7 +84,7 @@ lr_fio /dev/lraid0 healthy --rw=randwrite --bsrange=512-2m --blockalign=512 \
 "$LRAIDCTL" fail lraid0 "${LR_M[3]}" || lr_fail "fail ${LR_M[3]}"
 lr_fio /dev/lraid0 degraded --rw=randwrite --bsrange=512-2m --blockalign=512 \
 	--iodepth=8 --numjobs=2 --size=24M --offset_increment=24M
-echo N >"$param"
+echo Y >"$param"
 # the verdict on the race last, after the checks that do not depend on it
 [ $seen = 1 ] ||
 	lr_skip "buffers changed in flight never left parity wrong without copy_writes either"
