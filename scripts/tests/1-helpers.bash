@@ -454,6 +454,29 @@ lr_bad_raid5() {
 	lr_ref_write $((32 * 3 * 64 * 1024)) $((3 * 64 * 1024))
 }
 
+# lr_bad_discard_held MODE STRIPES WHAT: lr_bad_raid5, then roles 1 and 2
+# (LR_HELD) get MODE on ("MODE 1") and hold their writes back; a discard
+# of STRIPES stripes from stripe 4 must reach both with WHAT at once
+# (lr_bad_held_together), then succeed once they are let go, with no
+# member failed and the stripes reading zeroes there (lr_ref_zero)
+lr_bad_discard_held() {
+	local d pid s=$((3 * 64 * 1024))
+	lr_bad_raid5
+	LR_HELD=("${LR_BAD_DM[@]:$((LR_BAD_NEW + 1)):2}")
+	for d in "${LR_HELD[@]}"; do
+		dmsetup message "$d" 0 "$1" 1 || lr_fail "$d: $1"
+		dmsetup message "$d" 0 hold 0 $((64 * 2048)) || lr_fail "$d: hold"
+	done
+	blkdiscard -o $((4 * s)) -l $(($2 * s)) /dev/lraid0 &
+	pid=$!
+	lr_bad_held_together "$3" "${LR_HELD[@]}"
+	lr_wait_end $pid 120 || lr_fail "blkdiscard still runs after the release"
+	wait $pid || lr_fail "blkdiscard failed"
+	lr_not_failed lraid0
+	lr_ref_zero $((4 * s)) $(($2 * s))
+	lr_ref_reads "after the discard"
+}
+
 # lr_stop_md_check LEVEL CHUNK_KB ROUND: stop lraid0, then md's check over
 # LR_M finds the parity right (lr_md_check) over lraid0's first sectors,
 # as many as a multiple of ROUND (sectors of whole stripes) holds

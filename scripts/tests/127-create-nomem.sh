@@ -220,25 +220,28 @@ sbstate() {
 		sed -n 's/.*"events": \([0-9]*\), "failed_mask": \([0-9]*\).*/\1 \2/p'
 }
 # late SAVED CHECKED CHECK LRAIDCTL-ARGS...: lraidctl ARGS with its
-# allocation points failing one per run from the last backwards, until E
-# runs have failed (the last points are the holder links, made once the
-# disk is live, whose failure the start absorbs) or an eighth of them was
-# tried; each run from the superblocks lr_sb_save kept of the members in
-# array SAVED. A run that failed must leave the members in array CHECKED clean;
-# one that failed after marking the members active (events past ev0 on
-# SAVED's first) is counted in REACHED and checked by the function CHECK
-# (with n, and fm the failed_mask that run left). A run whose kernel log
-# says a holder link could not be made (the disk was live by then) must
-# have started. Sets TRIED, and LINKS: the runs that failed a holder link.
+# allocation points failing one per run from the last backwards (every
+# third past a run that started), until E runs have failed or an eighth of
+# the points is passed: the last points are the holder links, made once
+# the disk is live, whose failure the start absorbs. Each run starts from
+# the superblocks lr_sb_save kept of the members in array SAVED. A run
+# that failed must leave the members in array CHECKED clean; one that
+# failed after marking the members active (events past ev0 on SAVED's
+# first) is counted in REACHED and checked by the function CHECK (with n,
+# and fm the failed_mask that run left). A run whose kernel log says a
+# holder link could not be made (the disk was live by then) must have
+# started. Sets TRIED, and LINKS: the runs that failed a holder link.
 late() {
 	local -n late_sv=$1 late_ck=$2
-	local check=$3 rc out ev failed=0
+	local check=$3 rc out ev failed=0 step
 	shift 3
 	TOTAL=$(count "$@")
 	REACHED=0
 	TRIED=0
 	LINKS=0
-	for ((n = TOTAL; n >= 1 && n > TOTAL - TOTAL / 8 && failed < e; n--)); do
+	# past a run that started (the holder links), every third point only
+	for ((n = TOTAL; n >= 1 && n > TOTAL - TOTAL / 8 && failed < e; n -= step)); do
+		step=1
 		TRIED=$((TRIED + 1))
 		lr_sb_restore "${late_sv[@]}"
 		rc=0
@@ -253,6 +256,7 @@ late() {
 		fi
 		if [ "$rc" = 0 ]; then
 			"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "n=$n: stop"
+			step=3
 			continue
 		fi
 		failed=$((failed + 1))

@@ -95,21 +95,8 @@ lr_not_failed lraid0
 lr_stop_md_check 5 64 768
 
 lr_log "two members refuse write-zeroes, their writes held: zeroed at once"
-lr_bad_raid5
-refusing=("${LR_BAD_DM[@]:$((LR_BAD_NEW + 1)):2}")
-for d in "${refusing[@]}"; do
-	dmsetup message "$d" 0 refuse_zeroes 1 || lr_fail "$d: refuse_zeroes"
-	dmsetup message "$d" 0 hold 0 $((64 * 2048)) || lr_fail "$d: hold"
-done
-# 24 stripes: 1.5 MiB per member, two chained zero-page writes each
-blkdiscard -o $((4 * stripe)) -l $((24 * stripe)) /dev/lraid0 &
-pid=$!
-lr_bad_held_together "the zero-page writes" "${refusing[@]}"
-lr_wait_end $pid 120 || lr_fail "blkdiscard still runs after the release"
-wait $pid || lr_fail "blkdiscard failed"
-lr_not_failed lraid0
-lr_ref_zero $((4 * stripe)) $((24 * stripe))
-lr_ref_reads "after the discard"
+# 24 stripes: 1.5 MiB per member, two zero-page writes each
+lr_bad_discard_held refuse_zeroes 24 "the zero-page writes"
 lr_stop_md_check 5 64 768
 
 lr_log "a member refuses write-zeroes, then fails the zeroes written: failed"

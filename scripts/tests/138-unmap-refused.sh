@@ -163,23 +163,10 @@ lr_ref_reads "after the discard"
 lr_stop_md_check 5 64 768
 
 lr_log "two members refuse to unmap, their writes held: asked again at once"
-lr_bad_raid5
-refusing=("${LR_BAD_DM[@]:$((LR_BAD_NEW + 1)):2}")
-for d in "${refusing[@]}"; do
-	dmsetup message "$d" 0 refuse_unmap 1 || lr_fail "$d: refuse_unmap"
-	dmsetup message "$d" 0 hold 0 $((64 * 2048)) || lr_fail "$d: hold"
-done
-blkdiscard -o $((4 * stripe)) -l $((8 * stripe)) /dev/lraid0 &
-pid=$!
-lr_bad_held_together "the write-zeroes without unmapping" "${refusing[@]}"
-lr_wait_end $pid 120 || lr_fail "blkdiscard still runs after the release"
-wait $pid || lr_fail "blkdiscard failed"
-for d in "${refusing[@]}"; do
+lr_bad_discard_held refuse_unmap 8 "the write-zeroes without unmapping"
+for d in "${LR_HELD[@]}"; do
 	grew "$d: write-zeroes with NOUNMAP" "$(nu "$d")" 0 1
 done
-lr_not_failed lraid0
-lr_ref_zero $((4 * stripe)) $((8 * stripe))
-lr_ref_reads "after the discard"
 lr_stop_md_check 5 64 768
 
 lr_log "a member refuses to unmap, then fails the write-zeroes: failed"
