@@ -615,15 +615,14 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
  * @was_clean back: lraid_array_run() fails only before the disk goes
  * live, so nothing was written through the array, parity is no staler
  * than it was, and a clean array does not become one that is refused
- * when assembled degraded. The failed set recorded is
- * @undo_failed (the roles recorded failed before, and those --force took
- * back: not usable without it) and the members that failed during the
- * start (the first superblock pass), but not the roles the start left
- * out: a member missing
- * from a degraded start that never ran missed nothing, and must not lose
- * its place for good. The event count stays: a member that could not
- * take the first pass stays one event behind, not two (stale), and the
- * array assembles whole once it takes writes again.
+ * when assembled degraded. The failed set recorded is @undo_failed (the
+ * roles recorded failed before, and those --force took back: not usable
+ * without it) and the members that failed during the start (the first
+ * superblock pass), but not the roles the start left out: a member
+ * missing from a degraded start that never ran missed nothing, and must
+ * not lose its place for good. The event count stays: a member that
+ * could not take the first pass stays one event behind, not two (stale),
+ * and the array assembles whole once it takes writes again.
  */
 static int lraid_array_start(struct lraid_array *a, bool was_clean,
 			     u32 undo_failed)

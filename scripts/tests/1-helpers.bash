@@ -454,6 +454,31 @@ lr_bad_raid5() {
 	lr_ref_write $((32 * 3 * 64 * 1024)) $((3 * 64 * 1024))
 }
 
+# lr_bad_discard_fails MODE STRIPES: lr_bad_raid5, then role 2 (LR_BAD_D)
+# gets MODE and fail_writes on; a discard of STRIPES stripes from stripe 4
+# must succeed with role 2 alone failed, and the stripes read back
+# degraded, zeroes there (lr_ref_zero)
+lr_bad_discard_fails() {
+	local s=$((3 * 64 * 1024))
+	lr_bad_raid5
+	lr_bad_modes 2 "$1" fail_writes
+	blkdiscard -o $((4 * s)) -l $(($2 * s)) /dev/lraid0 ||
+		lr_fail "blkdiscard failed"
+	lr_failed_role 2
+	lr_ref_zero $((4 * s)) $(($2 * s))
+	lr_ref_reads "degraded, after the discard"
+}
+
+# lr_bad_modes ROLE MODE...: turn each MODE on ("MODE 1") in the lraid-bad
+# target of role ROLE of the newest lr_bad_raid5, named in LR_BAD_D
+lr_bad_modes() {
+	local m
+	LR_BAD_D=${LR_BAD_DM[$((LR_BAD_NEW + $1))]}
+	for m in "${@:2}"; do
+		dmsetup message "$LR_BAD_D" 0 "$m" 1 || lr_fail "$LR_BAD_D: $m"
+	done
+}
+
 # lr_bad_discard_held MODE STRIPES WHAT: lr_bad_raid5, then roles 1 and 2
 # (LR_HELD) get MODE on ("MODE 1") and hold their writes back; a discard
 # of STRIPES stripes from stripe 4 must reach both with WHAT at once

@@ -56,16 +56,6 @@ unchanged() {
 	[ "$2" = "$3" ] || lr_fail "$1: $(($2 - $3)), want 0"
 }
 
-# role2 MODE...: turn each MODE on ("MODE 1") in role 2's lraid-bad target
-# (the newest lr_bad_raid5's), named in $d
-role2() {
-	local m
-	d=${LR_BAD_DM[$((LR_BAD_NEW + 2))]}
-	for m in "$@"; do
-		dmsetup message "$d" 0 "$m" 1 || lr_fail "$d: $m"
-	done
-}
-
 lr_loop_fs 512
 
 lr_log "create over a member that refuses to unmap: it zeroes without"
@@ -146,7 +136,8 @@ lr_stop_md_check 5 64 768
 
 lr_log "a member refuses to unmap, then to zero: written with zeroes"
 lr_bad_raid5
-role2 refuse_unmap refuse_zeroes
+lr_bad_modes 2 refuse_unmap refuse_zeroes
+d=$LR_BAD_D
 lr_klog_mark
 blkdiscard -o $((4 * stripe)) -l $((8 * stripe)) /dev/lraid0 ||
 	lr_fail "blkdiscard failed"
@@ -170,12 +161,6 @@ done
 lr_stop_md_check 5 64 768
 
 lr_log "a member refuses to unmap, then fails the write-zeroes: failed"
-lr_bad_raid5
-role2 refuse_unmap fail_writes
-blkdiscard -o $((4 * stripe)) -l $((8 * stripe)) /dev/lraid0 ||
-	lr_fail "blkdiscard failed"
-grew "$d: unmapping write-zeroes refused" "$(ru "$d")" 0 1
-lr_failed_role 2
-lr_ref_zero $((4 * stripe)) $((8 * stripe))
-lr_ref_reads "degraded, after the discard"
+lr_bad_discard_fails refuse_unmap 8
+grew "$LR_BAD_D: unmapping write-zeroes refused" "$(ru "$LR_BAD_D")" 0 1
 echo "PASS: members that refuse to unmap zero without unmapping; only a failed write fails one"
