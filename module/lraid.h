@@ -259,6 +259,16 @@ struct lraid_array {
 	 */
 	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */
+	/*
+	 * Bit 0: every write is copied until the array stops, whatever
+	 * copy_writes says: it was Y when the array started, so stable
+	 * writes were not declared, or they were seen off since
+	 * (queue/stable_writes 0), and what opened or mounted the disk
+	 * meanwhile may change a page under writeback even after they are
+	 * turned back on. Only ever set (lraid_stripe_stable_writes(),
+	 * lraid_check_stable()).
+	 */
+	unsigned long copy_all;
 	u32 linked;			/* roles linked as holders in sysfs */
 	char name[33];
 	u64 bitmap_offset;		/* superblock fields kept as read */
@@ -391,6 +401,8 @@ int lraid_stripe_module_init(void);
 void lraid_stripe_module_exit(void);
 int lraid_stripe_init(struct lraid_array *a);
 void lraid_stripe_exit(struct lraid_array *a);
+bool lraid_stripe_stable_writes(struct lraid_array *a);
+void lraid_check_stable(struct lraid_array *a);
 void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr);
 void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d);
 void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d);

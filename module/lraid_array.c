@@ -130,7 +130,11 @@ int lraid_disk_open(struct gendisk *disk)
 	struct lraid_array *a = disk->private_data;
 
 	lockdep_assert_held(&disk->open_mutex);
-	return a->stopping ? -ENXIO : 0;
+	if (a->stopping)
+		return -ENXIO;
+	/* a mount or a device stacked now takes the flag as it is now */
+	lraid_check_stable(a);
+	return 0;
 }
 
 static const struct block_device_operations lraid_fops = {
@@ -386,6 +390,7 @@ static int lraid_disk_add(struct lraid_array *a)
 		.write_cache = true,
 		.fua = true,
 		.nowait = true,
+		.stable_writes = lraid_stripe_stable_writes(a),
 	};
 	bool discard = true, wzeroes = true;
 	struct gendisk *disk;

@@ -96,6 +96,7 @@ struct lraid_limits {
 	bool write_cache;
 	bool fua;
 	bool nowait;				/* takes REQ_NOWAIT */
+	bool stable_writes;
 };
 
 static inline struct gendisk *
@@ -112,8 +113,11 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 		.discard_granularity = l->discard_granularity,
 		.max_write_zeroes_sectors = l->max_write_zeroes_sectors,
 		.dma_alignment = l->dma_alignment,
-		.features = BLK_FEAT_STABLE_WRITES | BLK_FEAT_IO_STAT,
+		.features = BLK_FEAT_IO_STAT,
 	};
+
+	if (l->stable_writes)
+		lim.features |= BLK_FEAT_STABLE_WRITES;
 
 	if (l->write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
@@ -138,7 +142,8 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 	q->limits.discard_granularity = l->discard_granularity;
 	blk_queue_max_write_zeroes_sectors(q, l->max_write_zeroes_sectors);
 	blk_queue_dma_alignment(q, l->dma_alignment);
-	blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
+	if (l->stable_writes)
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	blk_queue_write_cache(q, l->write_cache, l->fua);
 	if (l->nowait)

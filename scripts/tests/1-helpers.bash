@@ -134,6 +134,8 @@ lr_cleanup() {
 	[ -w "$a" ] && echo N >"$a"
 	a=/sys/module/lraid/parameters/max_read_errors
 	[ -w "$a" ] && echo 20 >"$a"
+	a=/sys/module/lraid/parameters/copy_writes
+	[ -w "$a" ] && echo Y >"$a"
 	return 0
 }
 

@@ -17,6 +17,13 @@
 #   - RAID5: copy_writes=N, but stable writes turned off in sysfs
 #     (queue/stable_writes 0: the page cache may then change pages under
 #     writeback too, and lraid copies every write): none either.
+#   - RAID5: started with copy_writes=Y (no stable writes declared), then
+#     set to N: lraid must go on copying until the array stops (a mount
+#     meanwhile would not wait for writes in flight): none either.
+#   - RAID6: copy_writes=N, stable writes turned off, the disk opened (as
+#     a mount would, taking the flag as it is then), stable writes turned
+#     back on: lraid must go on copying (what was opened meanwhile does
+#     not wait for writes in flight), and say so once: none either.
 # Then copy_writes=N under fio's crc32c verify with sizes 512 B..2 MiB on
 # RAID6 x5, healthy and with two members failed (reconstruct-writes from
 # the caller's pages): every other scenario runs the default, Y, so this
@@ -35,24 +42,63 @@ param=/sys/module/lraid/parameters/copy_writes
 [ "$(cat "$param")" = Y ] ||
 	lr_fail "copy_writes defaults to $(cat "$param"), not Y"
 
+unstable="lraid0: stable writes are off: every write is copied until the array stops"
+
+# stable_is 0|1 WHY: queue/stable_writes of lraid0 reads so
+stable_is() {
+	[ "$(cat /sys/block/lraid0/queue/stable_writes)" = "$1" ] ||
+		lr_fail "stable writes not $1 $2"
+}
+
+# stable 0|1: queue/stable_writes of lraid0 set and read back
+stable() {
+	echo "$1" >/sys/block/lraid0/queue/stable_writes ||
+		lr_fail "cannot set stable writes to $1"
+	stable_is "$1" "after setting them"
+}
+
 # race LEVEL N COPY: the scribbled writes on fresh members, then md's
-# check; sets LR_MISMATCH. COPY: copy_writes Y or N, or S for N with
-# stable writes off
+# check; sets LR_MISMATCH. COPY: copy_writes Y or N, S for N with stable
+# writes off, R for N with stable writes off while the disk is opened,
+# then on again, L for Y at the start and N from then on
 race() {
-	local level=$1 n=$2 copy=$3 np=$(($1 - 4)) sectors sha
+	local level=$1 n=$2 copy=$3 np=$(($1 - 4)) start sectors sha
 	lr_members nullb "$n" 32
-	echo "${copy/S/N}" >"$param"
+	start=${copy//[SR]/N}
+	echo "${start/L/Y}" >"$param"
+	lr_klog_mark
 	lr_create lraid0 --level "$level" --chunk 64K "${LR_M[@]}"
-	if [ "$copy" = S ]; then
-		echo 0 >/sys/block/lraid0/queue/stable_writes ||
-			lr_fail "cannot turn stable writes off"
-		[ "$(cat /sys/block/lraid0/queue/stable_writes)" = 0 ] ||
-			lr_fail "stable writes still on"
+	# declared for zero-copy only, as md with skip_copy
+	if [ "${start/L/Y}" = Y ]; then
+		stable_is 0 "on an array started with copy_writes=Y"
+	else
+		stable_is 1 "on an array started with copy_writes=N"
 	fi
+	# started either way and opened: nothing to say yet (an array that
+	# never declared stable writes copies from the start)
+	blockdev --getsize64 /dev/lraid0 >/dev/null || lr_fail "cannot open lraid0"
+	if lr_klog_has -F "$unstable"; then
+		lr_fail "lraid0 started with copy_writes=${start/L/Y} says: $unstable"
+	fi
+	case $copy in
+	L) echo N >"$param" ;;
+	S) stable 0 ;;
+	R)
+		stable 0
+		blockdev --getsize64 /dev/lraid0 >/dev/null ||
+			lr_fail "cannot open lraid0"
+		stable 1
+		lr_klog_has -F "$unstable" ||
+			lr_fail "no word that lraid0 copies every write from now on"
+		;;
+	esac
 	"$scribble" /dev/lraid0 $(((n - np) * 65536)) 300 1 >/dev/null ||
 		lr_fail "scribble full stripes"
 	"$scribble" /dev/lraid0 4096 3000 2 >/dev/null || lr_fail "scribble 4K"
 	"$scribble" /dev/lraid0 69632 600 3 >/dev/null || lr_fail "scribble 68K"
+	if [ "$copy" = L ] && lr_klog_has -F "$unstable"; then
+		lr_fail "lraid0 started with copy_writes=Y says after its writes: $unstable"
+	fi
 	sectors=$(lr_sectors lraid0)
 	sha=$(lr_sha /dev/lraid0 "$sectors")
 	"$LRAIDCTL" stop lraid0 || lr_fail "stop"
@@ -74,6 +120,14 @@ race 5 4 S
 lr_log "RAID5 x4, copy_writes=N, stable_writes 0: md mismatch_cnt $LR_MISMATCH"
 [ "$LR_MISMATCH" = 0 ] ||
 	lr_fail "RAID5: parity disagrees with the data with stable writes off"
+race 5 4 L
+lr_log "RAID5 x4, copy_writes=Y at the start, then N: md mismatch_cnt $LR_MISMATCH"
+[ "$LR_MISMATCH" = 0 ] ||
+	lr_fail "RAID5: parity disagrees with the data after copy_writes was set to N on a running array"
+race 6 5 R
+lr_log "RAID6 x5, copy_writes=N, stable_writes 0 at an open, then 1: md mismatch_cnt $LR_MISMATCH"
+[ "$LR_MISMATCH" = 0 ] ||
+	lr_fail "RAID6: parity disagrees with the data after stable writes were off at an open"
 
 echo N >"$param"
 lr_members nullb 5 64

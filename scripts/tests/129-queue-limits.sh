@@ -5,7 +5,9 @@
 #     (one member of 4 KiB sectors makes the array 4 KiB; a write of
 #     512 B is then refused by the block layer, one of 4 KiB works);
 #   - minimum_io_size the chunk, optimal_io_size the stripe width;
-#   - stable writes and I/O statistics on;
+#   - I/O statistics on; stable writes only for an array started with
+#     lraid.copy_writes=N (as md declares them only with skip_copy):
+#     copied writes do not need the page cache to wait for them;
 #   - a volatile write cache and FUA, even on members that have no cache
 #     (as md): a member may turn its cache on later, and the block layer
 #     drops flush and FUA before they reach a disk without one.
@@ -13,8 +15,9 @@
 #     zero-copy writes hand the caller's pages down, and the block layer
 #     checks an O_DIRECT buffer against lraid's alignment only. A dm-crypt
 #     member with 4 KiB sectors (where the kernel has dm-crypt) needs 4095.
-# Checked for RAID5 x4 at 64 KiB and RAID6 x6 at 512 KiB, and for a
-# degraded assembly, where the missing member's limits cannot count.
+# Checked for RAID5 x4 at 64 KiB and RAID6 x6 at 512 KiB (started with
+# copy_writes=N), and for a degraded assembly (with Y again), where the
+# missing member's limits cannot count.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -39,13 +42,13 @@ same_block() {
 		lr_fail "$what: the 4 KiB block read back differs"
 }
 
-# limits LBS PBS CHUNK-BYTES DATA-MEMBERS
+# limits LBS PBS CHUNK-BYTES DATA-MEMBERS STABLE
 limits() {
 	want logical_block_size "$1"
 	want physical_block_size "$2"
 	want minimum_io_size "$3"
 	want optimal_io_size $(($3 * $4))
-	want stable_writes 1
+	want stable_writes "$5"
 	want iostats 1
 	want write_cache "write back"
 	want fua 1
@@ -58,15 +61,17 @@ for d in "${m[@]}"; do
 	[ "$(cat "/sys/block/${d#/dev/}/queue/write_cache")" = "write through" ] ||
 		lr_fail "null_blk ${d#/dev/} has a write cache: the check below proves nothing"
 done
+param=/sys/module/lraid/parameters/copy_writes
+[ "$(cat "$param")" = Y ] || lr_fail "copy_writes is $(cat "$param"), not Y"
 lr_create lraid0 --level 5 --chunk 64K "${m[@]}"
-limits 512 512 65536 3
+limits 512 512 65536 3 0
 lr_log "$what: as expected"
 dd if=/dev/urandom of=/dev/lraid0 bs=512 count=1 seek=3 oflag=direct,sync \
 	status=none || lr_fail "$what: a 512 B write"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
 LR_ARRAYS=()
 
-what="RAID6 x6, chunk 512K, one member of 4 KiB sectors"
+what="RAID6 x6, chunk 512K, one member of 4 KiB sectors, copy_writes=N"
 LR_M=()
 for i in 0 1 2 3 4 5; do
 	if [ "$i" = 2 ]; then
@@ -77,8 +82,10 @@ for i in 0 1 2 3 4 5; do
 	LR_M+=("$LR_DEV")
 done
 m=("${LR_M[@]}")
+echo N >"$param"
 lr_create lraid0 --level 6 --chunk 512K "${m[@]}"
-limits 4096 4096 524288 4
+echo Y >"$param"
+limits 4096 4096 524288 4 1
 dd if=/dev/urandom of=/dev/lraid0 bs=512 count=1 seek=8 oflag=direct \
 	status=none 2>/dev/null &&
 	lr_fail "$what: a 512 B write to a 4 KiB-sector array was taken"
@@ -95,7 +102,7 @@ what="the same, assembled without the 4 KiB member"
 	>/dev/null 2>&1 || lr_fail "$what: assemble"
 LR_ARRAYS=(lraid0)
 lr_settle
-limits 512 512 524288 4
+limits 512 512 524288 4 0
 same_block
 lr_log "$what: 512 B sectors again, the block rebuilt from parity"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop"
