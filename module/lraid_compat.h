@@ -118,7 +118,6 @@ lraid_compat_alloc_disk(const struct lraid_limits *l, int node)
 
 	if (l->stable_writes)
 		lim.features |= BLK_FEAT_STABLE_WRITES;
-
 	if (l->write_cache)
 		lim.features |= BLK_FEAT_WRITE_CACHE;
 	if (l->fua)

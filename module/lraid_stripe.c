@@ -87,8 +87,8 @@ bool lraid_stripe_stable_writes(struct lraid_array *a)
  */
 void lraid_check_stable(struct lraid_array *a)
 {
-	if (likely(bdev_stable_writes(a->disk->part0)) ||
-	    test_bit(0, &a->copy_all) || test_and_set_bit(0, &a->copy_all))
+	if (test_bit(0, &a->copy_all) || bdev_stable_writes(a->disk->part0) ||
+	    test_and_set_bit(0, &a->copy_all))
 		return;
 	pr_info("lraid%d: stable writes are off: every write is copied until the array stops\n",
 		a->index);
