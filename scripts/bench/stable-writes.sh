@@ -14,12 +14,15 @@
 #   LRAID_VM_QEMU_OPTS="-icount shift=2,sleep=on" scripts/vm-run --mem 3G \
 #     -- env LRAIDCTL=$PWD/tools/lraidctl \
 #     LRAID_KO=$PWD/build/stock-6.12/module/lraid.ko \
-#     scripts/bench/stable-writes.sh [ROUNDS]
+#     scripts/bench/stable-writes.sh [ROUNDS [default]]
+# "default" leaves the kernel's dirty limits and writeback interval as
+# they are (nothing of so small a file is written back during a run).
 set -euo pipefail
 
 lraidctl=${LRAIDCTL:?}
 ko=${LRAID_KO:?}
 rounds=${1:-2}
+writeback=${2:-running}
 mnt=$(mktemp -d)
 
 cleanup() {
@@ -40,8 +43,10 @@ insmod "$ko" copy_writes=Y
 	/dev/nullb0 /dev/nullb1 /dev/nullb2 /dev/nullb3 >/dev/null
 udevadm settle 2>/dev/null || true
 mkfs.ext4 -q -F /dev/lraid0
-sysctl -q vm.dirty_background_bytes=262144 vm.dirty_writeback_centisecs=5 \
-	vm.dirty_expire_centisecs=5
+if [ "$writeback" != default ]; then
+	sysctl -q vm.dirty_background_bytes=262144 \
+		vm.dirty_writeback_centisecs=5 vm.dirty_expire_centisecs=5
+fi
 
 # job TAG FIO-OPTION...: one 10 s run, its write IOPS, mean and p99
 # completion latency
