@@ -692,16 +692,34 @@ static int lraid_create_check(const struct lraid_create_args *args)
  */
 #define LRAID_ZERO_PIECE	(SZ_128M >> SECTOR_SHIFT)
 
+/*
+ * Every create also clears what lies outside the data area where other
+ * metadata keeps itself, as mdadm's create erases older md superblocks:
+ * the first LRAID_WIPE_SECTORS behind the superblock (md 1.2, btrfs,
+ * bcache, a GPT's entries, ZFS labels; lraid's own bitmap room) and the
+ * last LRAID_WIPE_SECTORS of the member past the data area (md 0.90 and
+ * 1.0, a backup GPT, ZFS and DDF at the end). Left there, blkid and
+ * udev's mdadm rules would take the member for the older thing: md would
+ * assemble it and resync over lraid's data. The data area itself is
+ * zeroed or, with --assume-clean, left as it is.
+ */
+#define LRAID_WIPE_SECTORS	(SZ_1M >> SECTOR_SHIFT)
+
 struct lraid_zero;
+
+struct lraid_zero_range {
+	sector_t start, len;
+};
 
 struct lraid_zero_work {
 	struct work_struct work;
 	struct lraid_zero *z;
 	struct block_device *bdev;
+	unsigned int nr;			/* ranges in r[] */
+	struct lraid_zero_range r[3];		/* head, tail, data area */
 };
 
 struct lraid_zero {
-	sector_t start, len;
 	bool stop;			/* READ_ONCE: workers leave after a piece */
 	int error;			/* first error, cmpxchg */
 	atomic_t pending;		/* work items not finished */
@@ -709,20 +727,19 @@ struct lraid_zero {
 	struct lraid_zero_work w[LRAID_MAX_MEMBERS];
 };
 
-static void lraid_zero_fn(struct work_struct *work)
+/* Zero @r on @w's member; *@flags carries what the member taught. */
+static int lraid_zero_range(struct lraid_zero_work *w,
+			    const struct lraid_zero_range *r,
+			    unsigned int *flags)
 {
-	struct lraid_zero_work *w = container_of(work, struct lraid_zero_work,
-						 work);
-	struct lraid_zero *z = w->z;
-	unsigned int flags = BLKDEV_ZERO_NOFALLBACK;
 	sector_t done = 0;
-	int ret = 0;
+	int ret;
 
-	while (done < z->len && !READ_ONCE(z->stop)) {
-		sector_t n = min_t(sector_t, z->len - done, LRAID_ZERO_PIECE);
+	while (done < r->len && !READ_ONCE(w->z->stop)) {
+		sector_t n = min_t(sector_t, r->len - done, LRAID_ZERO_PIECE);
 
-		ret = blkdev_issue_zeroout(w->bdev, z->start + done, n,
-					   GFP_KERNEL, flags);
+		ret = blkdev_issue_zeroout(w->bdev, r->start + done, n,
+					   GFP_KERNEL, *flags);
 		/*
 		 * Write-zeroes first, so that a failed one is seen (6.1 falls
 		 * back to zero pages on any error). BLK_STS_TARGET with
@@ -731,25 +748,67 @@ static void lraid_zero_fn(struct work_struct *work)
 		 * lraid_unmap_refused()): ask it not to unmap, from now on.
 		 * No write-zeroes (any more): zero pages.
 		 */
-		if (ret == -EREMOTEIO && !(flags & BLKDEV_ZERO_NOUNMAP) &&
+		if (ret == -EREMOTEIO && !(*flags & BLKDEV_ZERO_NOUNMAP) &&
 		    bdev_write_zeroes_sectors(w->bdev)) {
-			flags |= BLKDEV_ZERO_NOUNMAP;
+			*flags |= BLKDEV_ZERO_NOUNMAP;
 			continue;
 		}
-		if (ret == -EOPNOTSUPP && (flags & BLKDEV_ZERO_NOFALLBACK)) {
-			flags &= ~BLKDEV_ZERO_NOFALLBACK;
+		if (ret == -EOPNOTSUPP && (*flags & BLKDEV_ZERO_NOFALLBACK)) {
+			*flags &= ~BLKDEV_ZERO_NOFALLBACK;
 			continue;
 		}
+		if (ret)
+			return ret;
+		done += n;
+	}
+	return 0;
+}
+
+static void lraid_zero_fn(struct work_struct *work)
+{
+	struct lraid_zero_work *w = container_of(work, struct lraid_zero_work,
+						 work);
+	struct lraid_zero *z = w->z;
+	unsigned int flags = BLKDEV_ZERO_NOFALLBACK, i;
+	int ret;
+
+	for (i = 0; i < w->nr; i++) {
+		ret = lraid_zero_range(w, &w->r[i], &flags);
 		if (ret) {
 			pr_err("create: zeroing %pg failed: %d\n", w->bdev, ret);
 			cmpxchg(&z->error, 0, ret);
 			WRITE_ONCE(z->stop, true);
 			break;
 		}
-		done += n;
 	}
 	if (atomic_dec_and_test(&z->pending))
 		complete(&z->done);
+}
+
+/*
+ * The ranges member @m of @a gets zeroed by lraid_create_zero(): the
+ * metadata places outside the data area (LRAID_WIPE_SECTORS), and the data
+ * area if @data.
+ */
+static void lraid_zero_ranges(struct lraid_array *a, unsigned int m,
+			      bool data, struct lraid_zero_work *w)
+{
+	sector_t head = LRAID_SB_SECTORS;
+	sector_t end = a->data_offset + a->geom.member_sectors;
+	sector_t dev = a->members[m].sectors;
+	sector_t tail = max(end, dev > LRAID_WIPE_SECTORS ?
+				 dev - LRAID_WIPE_SECTORS : 0);
+
+	w->nr = 0;
+	w->r[w->nr++] = (struct lraid_zero_range){
+		head, min_t(sector_t, a->data_offset, LRAID_WIPE_SECTORS) - head
+	};
+	if (dev > tail)
+		w->r[w->nr++] = (struct lraid_zero_range){ tail, dev - tail };
+	if (data)
+		w->r[w->nr++] = (struct lraid_zero_range){
+			a->data_offset, a->geom.member_sectors
+		};
 }
 
 /* What lraid_create_probe() writes where a member's superblock goes. */
@@ -815,12 +874,14 @@ static int lraid_create_probe(struct lraid_array *a)
 }
 
 /*
- * Erase every member's superblock block, then zero the data areas in
- * parallel. The erase comes first so that an interrupted or failed create
- * does not leave an older superblock describing data now partly zeroed.
- * Returns -EINTR if the caller is killed while it waits.
+ * Erase every member's superblock block, then zero, on all members in
+ * parallel, the places of other metadata around the data area and, with
+ * @data, the data area (lraid_zero_ranges()). The erase comes first so
+ * that an interrupted or failed create does not leave an older superblock
+ * describing data now partly zeroed. Returns -EINTR if the caller is
+ * killed while it waits.
  */
-static int lraid_create_zero(struct lraid_array *a)
+static int lraid_create_zero(struct lraid_array *a, bool data)
 {
 	unsigned int i, nr = a->geom.nr_members;
 	struct workqueue_struct *wq;
@@ -849,15 +910,16 @@ static int lraid_create_zero(struct lraid_array *a)
 		ret = -ENOMEM;
 		goto out;
 	}
-	z->start = a->data_offset;
-	z->len = a->geom.member_sectors;
 	atomic_set(&z->pending, nr);
 	init_completion(&z->done);
-	pr_info("lraid%d: zeroing %u members, %llu MiB each (interrupt to abort)\n",
-		a->index, nr, (u64)z->len >> (20 - SECTOR_SHIFT));
+	if (data)
+		pr_info("lraid%d: zeroing %u members, %llu MiB each (interrupt to abort)\n",
+			a->index, nr,
+			(u64)a->geom.member_sectors >> (20 - SECTOR_SHIFT));
 	for (i = 0; i < nr; i++) {
 		z->w[i].z = z;
 		z->w[i].bdev = a->members[i].b.bdev;
+		lraid_zero_ranges(a, i, data, &z->w[i]);
 		INIT_WORK(&z->w[i].work, lraid_zero_fn);
 		queue_work(wq, &z->w[i].work);
 	}
@@ -870,7 +932,7 @@ static int lraid_create_zero(struct lraid_array *a)
 	if (ret == -EINTR)
 		pr_info("lraid%d: create interrupted while zeroing members\n",
 			a->index);
-	else if (!ret)
+	else if (!ret && data)
 		pr_info("lraid%d: members zeroed in %llu s\n", a->index,
 			div_u64(ktime_get_ns() - t0, NSEC_PER_SEC));
 out:
@@ -933,11 +995,9 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	ret = lraid_create_probe(a);
 	if (ret)
 		goto out_abort;
-	if (!args->assume_clean) {
-		ret = lraid_create_zero(a);
-		if (ret)
-			goto out_abort;
-	}
+	ret = lraid_create_zero(a, !args->assume_clean);
+	if (ret)
+		goto out_abort;
 	ret = lraid_array_start(a, true, 0);
 	if (ret)
 		return ret;
