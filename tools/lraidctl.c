@@ -114,6 +114,7 @@ static int parse_array(const char *s, uint32_t *index)
 static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 {
 	unsigned long long v;
+	bool unit = true;
 	char *end;
 
 	errno = 0;
@@ -126,12 +127,13 @@ static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 	}
 	if (*end == 'k' || *end == 'K') {
 		v <<= 10;
-		end++;
 	} else if (*end == 'm' || *end == 'M') {
 		v <<= 20;
-		end++;
+	} else {
+		unit = false;
 	}
-	if (*end == 'i' && end[-1] != *s)
+	end += unit;
+	if (unit && *end == 'i')	/* KiB, MiB */
 		end++;
 	if (*end == 'B' || *end == 'b')
 		end++;

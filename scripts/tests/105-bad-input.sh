@@ -41,6 +41,8 @@ refuse "bad level" create lraid0 --level 4 "${m[@]:0:3}"
 refuse "no level" create lraid0 "${m[@]:0:3}"
 refuse "member count not --raid-devices" create lraid0 -l5 -n 4 "${m[@]:0:3}"
 refuse "chunk (KiB) not a power of two" create lraid0 --level=5 --chunk=48 "${m[@]:0:3}"
+refuse "chunk with a bare i" create lraid0 --level=5 --chunk=4096i "${m[@]:0:3}"
+refuse "chunk with an unknown unit" create lraid0 --level=5 --chunk=64X "${m[@]:0:3}"
 refuse "unknown option" create lraid0 --level 5 --bitmap=internal "${m[@]:0:3}"
 refuse "layout md has but lraid not" create lraid0 -l5 --layout=right-asymmetric "${m[@]:0:3}"
 refuse "option without its value" create lraid0 "${m[@]:0:3}" --level
