@@ -12,6 +12,7 @@
 #include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/raid/md_p.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -143,20 +144,27 @@ static const struct block_device_operations lraid_fops = {
 	.submit_bio = lraid_submit_bio,
 };
 
-/* Synchronous I/O of the superblock block at sector 0 of @bdev. */
-static int lraid_sb_io(struct block_device *bdev, struct page *page,
-		       blk_opf_t opf)
+/* Synchronous I/O of the 4 KiB block at @sector of @bdev. */
+static int lraid_block_io(struct block_device *bdev, sector_t sector,
+			  struct page *page, blk_opf_t opf)
 {
 	struct bio_vec bvec;
 	struct bio bio;
 	int ret;
 
 	bio_init(&bio, bdev, &bvec, 1, opf);
-	bio.bi_iter.bi_sector = 0;
+	bio.bi_iter.bi_sector = sector;
 	__bio_add_page(&bio, page, LRAID_SB_SIZE, 0);
 	ret = submit_bio_wait(&bio);
 	bio_uninit(&bio);
 	return ret;
+}
+
+/* The same for the superblock block, at sector 0. */
+static int lraid_sb_io(struct block_device *bdev, struct page *page,
+		       blk_opf_t opf)
+{
+	return lraid_block_io(bdev, 0, page, opf);
 }
 
 /* Close every open member; slots never opened (or missing) are skipped. */
@@ -701,7 +709,8 @@ static int lraid_create_check(const struct lraid_create_args *args)
  * 1.0, a backup GPT, ZFS and DDF at the end). Left there, blkid and
  * udev's mdadm rules would take the member for the older thing: md would
  * assemble it and resync over lraid's data. The data area itself is
- * zeroed or, with --assume-clean, left as it is.
+ * zeroed or, with --assume-clean, left as it is but for md superblocks
+ * (lraid_zero_md_ends()).
  */
 #define LRAID_WIPE_SECTORS	(SZ_1M >> SECTOR_SHIFT)
 
@@ -720,6 +729,8 @@ struct lraid_zero_work {
 };
 
 struct lraid_zero {
+	struct lraid_array *a;
+	bool data;			/* the data areas too */
 	bool stop;			/* READ_ONCE: workers leave after a piece */
 	int error;			/* first error, cmpxchg */
 	atomic_t pending;		/* work items not finished */
@@ -764,22 +775,83 @@ static int lraid_zero_range(struct lraid_zero_work *w,
 	return 0;
 }
 
+/*
+ * Whether @p, read at @sector of a member, is an md superblock that blkid
+ * and mdadm would take: metadata 0.90 (@v1 false) or 1.0 (its own offset
+ * recorded in it).
+ */
+static bool lraid_md_sb(const void *p, bool v1, sector_t sector)
+{
+	const struct mdp_superblock_1 *sb1 = p;
+	const mdp_super_t *sb0 = p;
+
+	if (v1)
+		return le32_to_cpu(sb1->magic) == MD_SB_MAGIC &&
+		       le32_to_cpu(sb1->major_version) == 1 &&
+		       le64_to_cpu(sb1->super_offset) == sector;
+	return sb0->md_magic == MD_SB_MAGIC && sb0->major_version == 0;
+}
+
+/*
+ * Without the zeroing of the data area (--assume-clean), md's superblocks
+ * at the end of a member (0.90 and 1.0) lie inside the data area on every
+ * member whose data area reaches its last chunk: erase each one found
+ * there, as mdadm's create does. Its stripe then disagrees with parity
+ * until it is written, which --assume-clean takes on anyway.
+ */
+static int lraid_zero_md_ends(struct lraid_zero_work *w)
+{
+	struct lraid_array *a = w->z->a;
+	sector_t dev = bdev_nr_sectors(w->bdev);
+	sector_t end = a->data_offset + a->geom.member_sectors;
+	sector_t at[2] = {
+		(dev & ~(sector_t)(MD_RESERVED_SECTORS - 1)) -
+			MD_RESERVED_SECTORS,		/* 0.90 */
+		(dev - 16) & ~(sector_t)7,		/* 1.0 */
+	};
+	struct page *page;
+	unsigned int i;
+	int ret = 0;
+
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(at) && !ret; i++) {
+		if (dev < 2 * MD_RESERVED_SECTORS || at[i] < a->data_offset ||
+		    at[i] + LRAID_SB_SECTORS > end)
+			continue;
+		ret = lraid_block_io(w->bdev, at[i], page,
+				     REQ_OP_READ | REQ_SYNC);
+		if (ret || !lraid_md_sb(page_address(page), i, at[i]))
+			continue;
+		memset(page_address(page), 0, LRAID_SB_SIZE);
+		ret = lraid_block_io(w->bdev, at[i], page,
+				     REQ_OP_WRITE | REQ_SYNC);
+		if (!ret)
+			pr_info("lraid%d: erased an md %s superblock in %pg's data area\n",
+				a->index, i ? "1.0" : "0.90", w->bdev);
+	}
+	__free_page(page);
+	return ret;
+}
+
 static void lraid_zero_fn(struct work_struct *work)
 {
 	struct lraid_zero_work *w = container_of(work, struct lraid_zero_work,
 						 work);
 	struct lraid_zero *z = w->z;
 	unsigned int flags = BLKDEV_ZERO_NOFALLBACK, i;
-	int ret;
+	int ret = 0;
 
-	for (i = 0; i < w->nr; i++) {
+	for (i = 0; i < w->nr && !ret; i++)
 		ret = lraid_zero_range(w, &w->r[i], &flags);
-		if (ret) {
-			pr_err("create: zeroing %pg failed: %d\n", w->bdev, ret);
-			cmpxchg(&z->error, 0, ret);
-			WRITE_ONCE(z->stop, true);
-			break;
-		}
+	if (!ret && !z->data && !READ_ONCE(z->stop))
+		ret = lraid_zero_md_ends(w);
+	if (ret) {
+		pr_err("create: writing zeroes to %pg failed: %d\n", w->bdev,
+		       ret);
+		cmpxchg(&z->error, 0, ret);
+		WRITE_ONCE(z->stop, true);
 	}
 	if (atomic_dec_and_test(&z->pending))
 		complete(&z->done);
@@ -910,6 +982,8 @@ static int lraid_create_zero(struct lraid_array *a, bool data)
 		ret = -ENOMEM;
 		goto out;
 	}
+	z->a = a;
+	z->data = data;
 	atomic_set(&z->pending, nr);
 	init_completion(&z->done);
 	if (data)

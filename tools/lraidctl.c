@@ -389,7 +389,7 @@ static int probe_member(const char *path)
 	}
 	/*
 	 * md 1.1 at 0, 1.2 at 4 KiB, 1.0 8 KiB from the end (4 KiB
-	 * aligned), 0.90 in the last 64 KiB
+	 * aligned), 0.90 in the last 128 KiB (64 KiB aligned)
 	 */
 	md_off[0] = 0;
 	md_off[1] = 4096;

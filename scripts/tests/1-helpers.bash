@@ -189,12 +189,16 @@ lr_nullb_wait() {
 	lr_fail "$1 did not appear"
 }
 
-# lr_loop SIZE_MB: sets LR_DEV=/dev/loopN backed by a sparse file
+# lr_loop SIZE_MB: sets LR_DEV=/dev/loopN backed by a sparse file (SIZE_MB
+# may also carry truncate's unit, 65728K say)
 lr_loop() {
-	local mb=$1 f l
+	local size=$1 f l
+	if [[ "$size" =~ ^[0-9]+$ ]]; then
+		size=${size}M
+	fi
 	modprobe -q loop 2>/dev/null
 	f=$(mktemp "${LR_LOOP_DIR:-$LR_TMP}/loop.XXXXXX")
-	truncate -s "${mb}M" "$f"
+	truncate -s "$size" "$f"
 	l=$(losetup -f --show "$f") || lr_fail "losetup"
 	LR_LOOPS+=("$l")
 	LR_DEV=$l

@@ -5,15 +5,19 @@
 # 0.90 and 1.0 at the end, 1.2 at 4 KiB) and a btrfs signature (64 KiB)
 # used to keep all but what lraid's superblock overwrote: blkid went on
 # calling them linux_raid_member, and udev's mdadm rules would assemble
-# the old md array over lraid's data. Every create, with --assume-clean
-# or not, zeroes the first MiB behind the superblock and the last MiB of
-# each member past the data area; --assume-clean leaves the data area
-# itself as it was. udev's event execution is held while the md arrays
-# are planted and the array is created (udev would assemble the planted
-# arrays and hold the members); once it runs the events it held, no md
-# array may have been assembled. RAID5 x4, chunk 512K, on loop members:
-# three of 64 MiB + 192 KiB (their 384 sectors past the data area hold md
-# 0.90 and 1.0) and one of 72 MiB (8 MiB past it).
+# the old md array over lraid's data. Every create zeroes the first MiB
+# behind the superblock and the last MiB of each member past the data
+# area; without --assume-clean it zeroes the data area, and with it it
+# erases the md 0.90 and 1.0 superblocks that lie inside the data area
+# (on members whose data area reaches their last chunk) and keeps the
+# rest of the data area as it was. udev's event execution is held while
+# the md arrays are planted and the array is created (udev would
+# assemble the planted arrays and hold the members); once it runs the
+# events it held, no md array may have been assembled. RAID5 x4 on loop
+# members: three of 64 MiB + 192 KiB and one of 72 MiB. With --assume-clean
+# and chunk 64K the three small ones' data areas reach their ends (md 0.90
+# and 1.0 inside), the large one has 8 MiB past it; the zeroing create
+# uses chunk 512K, which leaves 384 sectors past the small ones' data.
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
@@ -36,25 +40,22 @@ release_udev() {
 	fi
 	lr_settle
 }
-trap '[ -z "$HELD" ] || udevadm control --start-exec-queue ||
-	lr_log "udevadm control --start-exec-queue failed"; lr_cleanup' EXIT
+# lr_cleanup first: it stops what a failed run left, before udev sees the
+# members' events and assembles md arrays from what it left on them
+trap 'lr_cleanup; [ -z "$HELD" ] || udevadm control --start-exec-queue ||
+	echo "udevadm control --start-exec-queue failed"' EXIT
 export MDADM_NO_UDEV=1	# mdadm makes its nodes itself, waits for no udev
 
-# sized_loop SIZE: lr_loop with a size in truncate's units
-sized_loop() {
-	local f l
-	modprobe -q loop 2>/dev/null
-	f=$(mktemp "$LR_TMP/loop.XXXXXX")
-	truncate -s "$1" "$f"
-	l=$(losetup -f --show "$f") || lr_fail "losetup"
-	LR_LOOPS+=("$l")
-	LR_M+=("$l")
-}
 LR_M=()
 for s in 65728K 65728K 73728K 65728K; do
-	sized_loop "$s"
+	lr_loop "$s"
+	LR_M+=("$LR_DEV")
 done
-data_end=$((2048 + (131456 - 2048) / 1024 * 1024))	# sectors, all members
+# data_end CHUNK_SECTORS: where every member's data area ends (the
+# smallest member's size decides)
+data_end() {
+	echo $((2048 + (131456 - 2048) / $1 * $1))
+}
 
 # md_at VERSION DEV: byte offset of md's VERSION superblock on DEV
 md_at() {
@@ -133,10 +134,10 @@ sectors() {
 		iflag=direct,skip_bytes,count_bytes status=none
 }
 
-# wiped: nothing of the planted metadata is left on any member, and the
-# array's own superblock is there
+# wiped DATA_END: nothing of the planted metadata is left on any member,
+# whose data area ends at DATA_END, and the array's own superblock is there
 wiped() {
-	local m v dev out
+	local data_end=$1 m v dev out
 	for m in "${LR_M[@]}"; do
 		for v in 0.90 1.0 1.2; do
 			if md_sb "$v" "$m"; then
@@ -157,10 +158,10 @@ wiped() {
 	done
 }
 
-# create [OPTION]: RAID5, chunk 512K, over the members (udev held: no
-# lr_create, whose settle would wait for it)
+# create CHUNK [OPTION]: RAID5 over the members (udev held: no lr_create,
+# whose settle would wait for it)
 create() {
-	"$LRAIDCTL" create --run lraid0 --level 5 --chunk 512K "$@" "${LR_M[@]}" \
+	"$LRAIDCTL" create --run lraid0 --level 5 --chunk "$@" "${LR_M[@]}" \
 		>"$LR_TMP/c.out" 2>&1 || { cat "$LR_TMP/c.out"; lr_fail "create lraid0 $*"; }
 	LR_ARRAYS+=(lraid0)
 	[ -b /dev/lraid0 ] || lr_fail "/dev/lraid0 missing after create"
@@ -177,22 +178,29 @@ nothing_assembled() {
 lr_log "--assume-clean over members that held md and btrfs: both erased, data kept"
 hold_udev
 plant
-# the data area's first and last MiB on each member, to be kept
+end=$(data_end 128)
+# the data area's first MiB and most of its last (up to md 0.90's block on
+# the small members) on each member, to be kept
 for m in "${LR_M[@]}"; do
 	head -c 1M /dev/urandom >"$LR_TMP/first.${m##*/}"
-	head -c 1M /dev/urandom >"$LR_TMP/last.${m##*/}"
+	head -c 896K /dev/urandom >"$LR_TMP/last.${m##*/}"
 	dd if="$LR_TMP/first.${m##*/}" of="$m" bs=1M seek=1 oflag=direct status=none
-	dd if="$LR_TMP/last.${m##*/}" of="$m" bs=512 seek=$((data_end - 2048)) \
+	dd if="$LR_TMP/last.${m##*/}" of="$m" bs=512 seek=$((end - 2048)) \
 		oflag=direct status=none
 done
-create --assume-clean
+lr_klog_mark
+create 64K --assume-clean
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
-wiped
+wiped "$end"
 for m in "${LR_M[@]}"; do
 	cmp "$LR_TMP/first.${m##*/}" <(sectors "$m" 2048 2048) ||
 		lr_fail "$m: --assume-clean changed the data area's first MiB"
-	cmp "$LR_TMP/last.${m##*/}" <(sectors "$m" $((data_end - 2048)) 2048) ||
+	cmp "$LR_TMP/last.${m##*/}" <(sectors "$m" $((end - 2048)) 1792) ||
 		lr_fail "$m: --assume-clean changed the data area's last MiB"
+done
+for v in 0.90 1.0; do
+	n=$(lr_klog | grep -c "lraid0: erased an md $v superblock in loop[0-9]*'s data area") || true
+	[ "$n" = 3 ] || lr_fail "md $v erased inside the data area of $n members, want 3: $(lr_klog)"
 done
 release_udev
 nothing_assembled
@@ -202,10 +210,10 @@ nothing_assembled
 lr_log "create (zeroing) over members that held md and btrfs: both erased"
 hold_udev
 plant
-create
+create 512K
 zero_at /dev/lraid0 0 "$(lr_sectors lraid0)" || lr_fail "lraid0 not zero after create"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
-wiped
+wiped "$(data_end 1024)"
 release_udev
 nothing_assembled
 echo "PASS"
