@@ -804,11 +804,7 @@ static int lraid_zero_md_ends(struct lraid_zero_work *w)
 	struct lraid_array *a = w->z->a;
 	sector_t dev = bdev_nr_sectors(w->bdev);
 	sector_t end = a->data_offset + a->geom.member_sectors;
-	sector_t at[2] = {
-		(dev & ~(sector_t)(MD_RESERVED_SECTORS - 1)) -
-			MD_RESERVED_SECTORS,		/* 0.90 */
-		(dev - 16) & ~(sector_t)7,		/* 1.0 */
-	};
+	sector_t at[2] = { lraid_md090_sector(dev), lraid_md10_sector(dev) };
 	struct page *page;
 	unsigned int i;
 	int ret = 0;
@@ -817,7 +813,7 @@ static int lraid_zero_md_ends(struct lraid_zero_work *w)
 	if (!page)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(at) && !ret; i++) {
-		if (dev < 2 * MD_RESERVED_SECTORS || at[i] < a->data_offset ||
+		if (dev < 256 || at[i] < a->data_offset ||
 		    at[i] + LRAID_SB_SECTORS > end)
 			continue;
 		ret = lraid_block_io(w->bdev, at[i], page,
@@ -858,16 +854,16 @@ static void lraid_zero_fn(struct work_struct *work)
 }
 
 /*
- * The ranges member @m of @a gets zeroed by lraid_create_zero(): the
- * metadata places outside the data area (LRAID_WIPE_SECTORS), and the data
- * area if @data.
+ * The ranges @w's member gets zeroed by lraid_create_zero(): the metadata
+ * places outside the data area (LRAID_WIPE_SECTORS), and the data area if
+ * the create zeroes it.
  */
-static void lraid_zero_ranges(struct lraid_array *a, unsigned int m,
-			      bool data, struct lraid_zero_work *w)
+static void lraid_zero_ranges(struct lraid_zero_work *w)
 {
+	struct lraid_array *a = w->z->a;
 	sector_t head = LRAID_SB_SECTORS;
 	sector_t end = a->data_offset + a->geom.member_sectors;
-	sector_t dev = a->members[m].sectors;
+	sector_t dev = bdev_nr_sectors(w->bdev);
 	sector_t tail = max(end, dev > LRAID_WIPE_SECTORS ?
 				 dev - LRAID_WIPE_SECTORS : 0);
 
@@ -877,7 +873,7 @@ static void lraid_zero_ranges(struct lraid_array *a, unsigned int m,
 	};
 	if (dev > tail)
 		w->r[w->nr++] = (struct lraid_zero_range){ tail, dev - tail };
-	if (data)
+	if (w->z->data)
 		w->r[w->nr++] = (struct lraid_zero_range){
 			a->data_offset, a->geom.member_sectors
 		};
@@ -993,7 +989,7 @@ static int lraid_create_zero(struct lraid_array *a, bool data)
 	for (i = 0; i < nr; i++) {
 		z->w[i].z = z;
 		z->w[i].bdev = a->members[i].b.bdev;
-		lraid_zero_ranges(a, i, data, &z->w[i]);
+		lraid_zero_ranges(&z->w[i]);
 		INIT_WORK(&z->w[i].work, lraid_zero_fn);
 		queue_work(wq, &z->w[i].work);
 	}

@@ -236,4 +236,21 @@ int lraid_sb_plan(struct lraid_sb_info *info, u64 dev_sectors, bool bitmap);
 /* Geometry of the array described by a valid @info. */
 int lraid_sb_geom(const struct lraid_sb_info *info, struct lraid_geom *g);
 
+/*
+ * Where md keeps its superblock at the end of a device of @dev_sectors:
+ * metadata 0.90 in the last 64 KiB-aligned 64 KiB but one, 1.0 at least
+ * 8 KiB from the end, 4 KiB aligned (mdadm's and the kernel's offsets).
+ * create erases them (lraid_zero_md_ends()); lraidctl's probe looks there.
+ * Valid for @dev_sectors of at least 256.
+ */
+static inline u64 lraid_md090_sector(u64 dev_sectors)
+{
+	return (dev_sectors & ~127ULL) - 128;
+}
+
+static inline u64 lraid_md10_sector(u64 dev_sectors)
+{
+	return (dev_sectors - 16) & ~7ULL;
+}
+
 #endif /* LRAID_SB_H */

@@ -114,7 +114,7 @@ static int parse_array(const char *s, uint32_t *index)
 static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 {
 	unsigned long long v;
-	bool unit = true;
+	unsigned int unit = 0;
 	char *end;
 
 	errno = 0;
@@ -125,16 +125,15 @@ static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 		*out = v << shift;
 		return 0;
 	}
-	if (*end == 'k' || *end == 'K') {
-		v <<= 10;
-	} else if (*end == 'm' || *end == 'M') {
-		v <<= 20;
-	} else {
-		unit = false;
+	if (*end == 'k' || *end == 'K')
+		unit = 10;
+	else if (*end == 'm' || *end == 'M')
+		unit = 20;
+	if (unit) {
+		v <<= unit;
+		if (*++end == 'i')	/* KiB, MiB */
+			end++;
 	}
-	end += unit;
-	if (unit && *end == 'i')	/* KiB, MiB */
-		end++;
 	if (*end == 'B' || *end == 'b')
 		end++;
 	if (*end)
@@ -387,14 +386,11 @@ static int probe_member(const char *path)
 		}
 		found++;
 	}
-	/*
-	 * md 1.1 at 0, 1.2 at 4 KiB, 1.0 8 KiB from the end (4 KiB
-	 * aligned), 0.90 in the last 128 KiB (64 KiB aligned)
-	 */
+	/* md 1.1 at 0, 1.2 at 4 KiB, 1.0 and 0.90 near the end */
 	md_off[0] = 0;
 	md_off[1] = 4096;
-	md_off[2] = ((bytes >> 9) - 16) / 8 * 8 * 512;
-	md_off[3] = (bytes & ~65535ULL) - 65536;
+	md_off[2] = lraid_md10_sector(bytes >> 9) << 9;
+	md_off[3] = lraid_md090_sector(bytes >> 9) << 9;
 	for (i = 0; i < 4; i++) {
 		if (read_at(fd, blk[2], md_off[i]) &&
 		    get_le32(blk[2]) == MD_SB_MAGIC) {
