@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE		/* O_DIRECT */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/blkpg.h>
 #include <linux/fs.h>		/* BLKGETSIZE64 */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -262,6 +264,52 @@ fail:
 	return -1;
 }
 
+/*
+ * Drop the kernel's partitions of a whole-disk member, as mdadm's create
+ * does. Create erased the partition table, but the partition devices the
+ * kernel read from it stay until the table is read again (which the
+ * array's claim on the disk refuses), and a write through one would land
+ * in the array's data. A partition someone holds open stays: that is
+ * reported, and the array is made all the same.
+ */
+static void drop_partitions(int fd, const char *path)
+{
+	char dir[64], sub[64 + 2 * NAME_MAX];
+	struct dirent **names;
+	struct stat st;
+	int n, i;
+
+	if (fstat(fd, &st))
+		return;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u",
+		 major(st.st_rdev), minor(st.st_rdev));
+	/* the whole listing first: the deletions change the directory */
+	n = scandir(dir, &names, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		struct blkpg_partition part = { 0 };
+		struct blkpg_ioctl_arg arg = {
+			.op = BLKPG_DEL_PARTITION,
+			.datalen = sizeof(part),
+			.data = &part,
+		};
+		const char *name = names[i]->d_name;
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, name);
+		part.pno = name[0] == '.' ? 0 : (int)sys_number(sub, "partition");
+		if (part.pno > 0 && ioctl(fd, BLKPG, &arg) && errno != ENXIO) {
+			if (errno == EBUSY)
+				err("warning: partition %s of member %s is open and stays, though create erased its table; once it is closed: delpart %s %d",
+				    name, path, path, part.pno);
+			else
+				err("warning: partition %s of member %s stays, though create erased its table: %s",
+				    name, path, strerror(errno));
+		}
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
 static void close_members(int n, int32_t *fds)
 {
 	while (n-- > 0)
@@ -420,24 +468,63 @@ static int probe_member(const char *path)
  * anything probe_member() knows, if @run, or if the user says so on a
  * terminal; otherwise no, with the reason.
  */
-static bool may_overwrite(int nm, char **paths, bool run)
+/*
+ * Members that differ in size by more than 1% (mdadm's threshold): the
+ * smallest sets the size, and the rest of the larger ones goes unused.
+ * Names the largest and returns whether there is such a difference.
+ */
+static bool size_oddity(int nm, char **paths, const int32_t *fds)
+{
+	uint64_t bytes, small = UINT64_MAX, large = 0;
+	int i, s = 0, l = 0;
+
+	for (i = 0; i < nm; i++) {
+		if (ioctl(fds[i], BLKGETSIZE64, &bytes))
+			return false;	/* the kernel tells */
+		if (bytes < small) {
+			small = bytes;
+			s = i;
+		}
+		if (bytes > large) {
+			large = bytes;
+			l = i;
+		}
+	}
+	if (large - small <= small / 100)
+		return false;
+	err("%s (%" PRIu64 " MiB) is more than 1%% larger than the smallest member, %s (%" PRIu64 " MiB): the smallest sets the size, the rest goes unused",
+	    paths[l], large >> 20, paths[s], small >> 20);
+	return true;
+}
+
+/*
+ * What create would overwrite, or members of odd sizes: named, then asked
+ * about on a terminal, refused in a script, let through with --run.
+ */
+static bool may_create(int nm, char **paths, const int32_t *fds, bool run)
 {
 	char line[16] = "";
 	int i, found = 0;
+	bool odd;
 
 	for (i = 0; i < nm; i++)
 		found += probe_member(paths[i]);
-	if (!found || run)
+	odd = size_oddity(nm, paths, fds);
+	if ((!found && !odd) || run)
 		return true;
 	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
-		fprintf(stderr, "%s: continue creating the array over them? [y/N] ",
-			prog);
+		fprintf(stderr, "%s: continue creating the array%s? [y/N] ",
+			prog, found ? " over them" : "");
 		if (fgets(line, sizeof(line), stdin) &&
 		    (line[0] == 'y' || line[0] == 'Y'))
 			return true;
 	}
-	err("create refused: it would overwrite what the members above hold; --run creates anyway: %s",
-	    strerror(EEXIST));
+	if (found)
+		err("create refused: it would overwrite what the members above hold; --run creates anyway: %s",
+		    strerror(EEXIST));
+	else
+		err("create refused: the members differ in size; --run creates anyway: %s",
+		    strerror(EINVAL));
 	return false;
 }
 
@@ -506,7 +593,7 @@ static int cmd_create(int argc, char **argv)
 	struct lraid_ioc_create c = { 0 };
 	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	uint64_t chunk = 64 << 10;
-	int level = 0, nr_devs = 0, nm, opt, ret;
+	int level = 0, nr_devs = 0, nm, opt, ret, i;
 	const char *name = NULL;
 	int first_member = -1;
 	bool run = false;
@@ -599,7 +686,7 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (open_members(nm, argv + first_member, fds))
 		return 1;
-	if (!may_overwrite(nm, argv + first_member, run)) {
+	if (!may_create(nm, argv + first_member, fds, run)) {
 		close_members(nm, fds);
 		return 1;
 	}
@@ -611,6 +698,8 @@ static int cmd_create(int argc, char **argv)
 			"member without write-zeroes offload (interrupt to abort; --assume-clean skips it)\n");
 	ret = member_ioctl("create", c.index, fds, LRAID_IOC_CREATE, &c,
 			   &c.member_fds);
+	for (i = 0; !ret && i < nm; i++)
+		drop_partitions(fds[i], argv[first_member + i]);
 	close_members(nm, fds);
 	if (ret)
 		return 1;

@@ -179,8 +179,8 @@ lr_nullb() {
 	LR_DEV=/dev/$name
 }
 
-# lr_nullb_wait DEV: wait up to 5 s for null_blk DEV's node after its
-# power went to 1
+# lr_nullb_wait DEV: wait up to 5 s for DEV's node (a null_blk device after its
+# power went to 1, a partition the kernel just read)
 lr_nullb_wait() {
 	for _ in $(seq 50); do
 		[ -b "$1" ] && return 0
@@ -189,17 +189,19 @@ lr_nullb_wait() {
 	lr_fail "$1 did not appear"
 }
 
-# lr_loop SIZE_MB: sets LR_DEV=/dev/loopN backed by a sparse file (SIZE_MB
-# may also carry truncate's unit, 65728K say)
+# lr_loop SIZE_MB [LOSETUP_OPTION...]: sets LR_DEV=/dev/loopN backed by a
+# sparse file (SIZE_MB may also carry truncate's unit, 65728K say; -P lets
+# the kernel read partition tables on it)
 lr_loop() {
 	local size=$1 f l
+	shift
 	if [[ "$size" =~ ^[0-9]+$ ]]; then
 		size=${size}M
 	fi
 	modprobe -q loop 2>/dev/null
 	f=$(mktemp "${LR_LOOP_DIR:-$LR_TMP}/loop.XXXXXX")
 	truncate -s "$size" "$f"
-	l=$(losetup -f --show "$f") || lr_fail "losetup"
+	l=$(losetup -f --show "$@" "$f") || lr_fail "losetup"
 	LR_LOOPS+=("$l")
 	LR_DEV=$l
 }

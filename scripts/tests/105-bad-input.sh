@@ -212,6 +212,34 @@ lr_settle
 "$LRAIDCTL" create lraid3 --run --level 5 --assume-clean "${m[3]}" "${m[4]}" \
 	"$fs" >/dev/null 2>&1 || lr_fail "create --run over an lraid array refused"
 "$LRAIDCTL" stop lraid3 || lr_fail "stop lraid3"
+# members more than 1% apart in size (mdadm's threshold): the larger one
+# named, refused without --run (the smallest sets the size, the rest of
+# the others goes unused), nothing written; within 1%, no word
+lr_loop 64
+sz=("$LR_DEV")
+lr_loop 64
+sz+=("$LR_DEV")
+lr_loop 72
+sz+=("$LR_DEV")
+lr_loop 66048K
+sz+=("$LR_DEV")
+before_sz=$(for d in "${sz[@]}"; do head -c 1M "$d" | sha256sum; done)
+LR_ARRAYS+=(lraid3)
+out=$("$LRAIDCTL" create lraid3 --level 5 "${sz[@]:0:3}" 2>&1 </dev/null) &&
+	lr_fail "create over members of 64, 64 and 72 MiB accepted: $out"
+grep -qF "${sz[2]} (72 MiB) is more than 1% larger than the smallest member, ${sz[0]} (64 MiB)" <<<"$out" ||
+	lr_fail "create over members of odd sizes: the larger not named: $out"
+grep -q -- "differ in size; --run creates anyway" <<<"$out" ||
+	lr_fail "create over members of odd sizes: no word of --run: $out"
+[ ! -e /dev/lraid3 ] || lr_fail "create over members of odd sizes: lraid3 exists"
+[ "$(for d in "${sz[@]}"; do head -c 1M "$d" | sha256sum; done)" = "$before_sz" ] ||
+	lr_fail "a create refused for odd sizes changed a member"
+echo "ok: create over members of odd sizes: $out"
+out=$("$LRAIDCTL" create lraid3 --level 5 --assume-clean "${sz[0]}" "${sz[1]}" "${sz[3]}" 2>&1 </dev/null) ||
+	lr_fail "create over members of 64, 64 and 64.5 MiB refused: $out"
+[ "$out" = /dev/lraid3 ] || lr_fail "create within 1% of sizes said more: $out"
+lr_settle
+"$LRAIDCTL" stop lraid3 || lr_fail "stop lraid3"
 refuse "fail of a non-member" fail lraid1 "${m[3]}"
 refuse "fail of a non-device" fail lraid1 /dev/null
 refuse "fail in a missing array" fail lraid7 "${m[0]}"
