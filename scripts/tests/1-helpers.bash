@@ -50,10 +50,14 @@ lr_klog_mark() {
 	echo "$LR_KLOG_MARK" >/dev/kmsg
 }
 
+# A log that cannot be read, or that lost the mark (wrapped), fails: a
+# check that something is *not* in the log would pass on nothing.
 lr_klog() {
 	local all
-	all=$(dmesg) || return 1
+	all=$(dmesg) || { echo "lr_klog: dmesg failed" >&2; return 1; }
 	if [ -n "$LR_KLOG_MARK" ]; then
+		grep -qF "$LR_KLOG_MARK" <<<"$all" ||
+			{ echo "lr_klog: the mark is no longer in the kernel log" >&2; return 1; }
 		awk -v m="$LR_KLOG_MARK" 'f; index($0, m) { f = 1 }' <<<"$all"
 	else
 		printf '%s\n' "$all"
@@ -64,7 +68,7 @@ lr_klog() {
 # grep stops early and dmesg dies of SIGPIPE)
 lr_klog_has() {
 	local log
-	log=$(lr_klog) || return 1
+	log=$(lr_klog) || lr_fail "cannot read the kernel log from the mark"
 	grep -q "$@" <<<"$log"
 }
 
@@ -404,8 +408,10 @@ lr_offers() {
 
 # lr_not_failed NAME: no member of array NAME is failed
 lr_not_failed() {
-	if "$LRAIDCTL" detail "$1" | grep -q faulty; then
-		lr_fail "a member was failed: $("$LRAIDCTL" detail "$1")"
+	local out
+	out=$("$LRAIDCTL" detail "$1") || lr_fail "lraidctl detail $1"
+	if grep -q faulty <<<"$out"; then
+		lr_fail "a member was failed: $out"
 	fi
 }
 

@@ -5,7 +5,9 @@
 # over unaligned ranges), stop lraid, build md over the same members and
 # data area with --assume-clean: md must read the same bytes and its
 # check must find mismatch_cnt 0. md overwrites each member's first 4 KiB,
-# so this runs last on throw-away members.
+# so this runs last on throw-away members. The loop files live on ext4
+# (lr_loop_fs): on tmpfs the members refuse write-zeroes, and the range
+# would be written as zero pages instead of by lraid's write-zeroes.
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -13,6 +15,7 @@ set -euo pipefail
 lr_need fio mdadm blkdiscard
 lr_setup
 modprobe -q raid456 2>/dev/null || lr_skip "no raid456 module"
+lr_loop_fs 512
 
 for cfg in "nullb 5 4 64" "nullb 6 5 64" "loop 5 3 64" "loop 6 6 64"; do
 	read -r kind level n chunk <<<"$cfg"
@@ -36,12 +39,21 @@ for cfg in "nullb 5 4 64" "nullb 6 5 64" "loop 5 3 64" "loop 6 6 64"; do
 		blkdiscard -o $((1000 * 1024)) -l $((5 * 1024 * 1024)) /dev/lraid0 ||
 			lr_fail "blkdiscard"
 	fi
-	if [ "$(cat /sys/block/lraid0/queue/write_zeroes_max_bytes)" != 0 ]; then
+	wz=$(cat /sys/block/lraid0/queue/write_zeroes_max_bytes)
+	[ "$kind" = nullb ] || [ "$wz" != 0 ] || lr_fail "no write-zeroes on loop members"
+	if [ "$wz" != 0 ]; then
+		lr_klog_mark
 		blkdiscard -z -o $((7 * 1024 * 1024 + 512)) -l $((3 * 1024 * 1024 + 1024)) \
 			/dev/lraid0 || lr_fail "write zeroes"
+		# served by lraid: no member refused it (then it would have
+		# been written as zero pages) and the offer stands
+		! lr_klog_has "refused" || lr_fail "a member refused: $(lr_klog)"
+		lr_offers /dev/lraid0 1 1
 		z=$(dd if=/dev/lraid0 bs=512 skip=$((14 * 1024 + 1)) count=$((6 * 1024 + 2)) \
 			iflag=direct 2>/dev/null | tr -d '\0' | wc -c)
 		[ "$z" = 0 ] || lr_fail "write-zeroes range reads back non-zero"
+	else
+		lr_log "no write-zeroes on these null_blk members"
 	fi
 	sectors=$(lr_sectors lraid0)
 	sha=$(lr_sha /dev/lraid0 "$sectors")

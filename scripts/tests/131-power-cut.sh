@@ -75,7 +75,7 @@ for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
 	lr_create lraid0 --level "$level" --chunk 16K "${dm[@]}"
 	stripe=$(((n - level + 4) * 16384))
 
-	rm -f "$LR_TMP/state.ready"
+	rm -f "$LR_TMP/state.ready" "$LR_TMP/state.cut"
 	python3 "$pc" write /dev/lraid0 "$LR_TMP/state" "$stripe" $mode \
 		>"$LR_TMP/writer" 2>&1 &
 	writer=$!
@@ -92,6 +92,8 @@ for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
 	sleep 1
 	kill -0 "$writer" 2>/dev/null ||
 		{ cat "$LR_TMP/writer"; lr_fail "the writer ended before the cut"; }
+	# from here on the writer takes an I/O error for the cut's
+	touch "$LR_TMP/state.cut"
 	for ((i = 0; i < n; i++)); do
 		dmsetup suspend --nolockfs --noudevsync "lrcut$level$i" ||
 			lr_fail "dmsetup suspend lrcut$level$i"

@@ -10,13 +10,16 @@
       partly or whole. Every 4 KiB block of a write carries the write's
       number and the block's own address, and bytes derived from both.
       STATE (JSON) records, per block, the last write of each thread that
-      covered it.
+      covered it, and when each write was sent and when it completed.
   overlap.py check DEV STATE
       Every block written must read back as one whole block of one of the
-      threads' last writes that covered it: which one is not defined when two were in
-      flight at once (the block layer orders nothing between them), but a
-      block mixing two writes, an older content, or bytes of neither
-      (parity computed from a mix, read back by reconstruction) fails.
+      threads' last writes that covered it, and one that no other of them
+      followed (sent after it completed): which one is not defined when
+      two were in flight at once (the block layer orders nothing between
+      them), but a block mixing two writes, an older content (a lost
+      write, or parity rebuilding what a later write replaced), or bytes
+      of neither (parity computed from a mix, read back by
+      reconstruction) fails.
 
 Exit status 0 when every block is as it may be, 1 otherwise (the first
 blocks that are not are printed).
@@ -29,6 +32,7 @@ import random
 import struct
 import sys
 import threading
+import time
 
 BLK = 4096
 
@@ -47,6 +51,7 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
     if min(lens) < 1 or max(lens) > nblk:
         sys.exit(f"overlap.py: sizes {sizes} do not fit {size_kib} KiB")
     cover = {}
+    times = {}
     lock = threading.Lock()
     errors = []
 
@@ -75,14 +80,20 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
                 cover.setdefault(b, []).append(wid)
         fd = os.open(dev, os.O_WRONLY | os.O_DIRECT)
         go.wait()
+        sent = {}
         try:
             for first, buf in todo:
+                wid = struct.unpack("<Q", buf[:8])[0]
+                t0 = time.monotonic_ns()
                 if os.pwritev(fd, [buf], first * BLK) != len(buf):
                     raise OSError("short write")
+                sent[wid] = (t0, time.monotonic_ns())
         except OSError as e:
             errors.append(f"thread {t}: {e}")
         finally:
             os.close(fd)
+        with lock:
+            times.update(sent)
 
     ts = [threading.Thread(target=run, args=(t,)) for t in range(threads)]
     for t in ts:
@@ -91,12 +102,13 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
         t.join()
     if errors:
         sys.exit("overlap.py: " + "; ".join(errors))
-    old = {}
+    old = {"cover": {}, "times": {}}
     if os.path.exists(state):
         with open(state) as f:
             old = json.load(f)
     # a block written again: only the new writes may be there
-    old.update({str(b): w for b, w in cover.items()})
+    old["cover"].update({str(b): w for b, w in cover.items()})
+    old["times"].update({str(w): t for w, t in times.items()})
     with open(state, "w") as f:
         json.dump(old, f)
     print(f"overlap.py: {threads} threads, {threads * writes} writes, "
@@ -106,7 +118,13 @@ def write(dev, state, off_kib, size_kib, threads, writes, sizes, seed):
 
 def check(dev, state):
     with open(state) as f:
-        cover = {int(b): set(w) for b, w in json.load(f).items()}
+        st = json.load(f)
+    times = {int(w): t for w, t in st["times"].items()}
+    cover = {}
+    for b, ws in st["cover"].items():
+        # a write that another covering write followed cannot be there
+        cover[int(b)] = {w for w in ws
+                         if not any(times[v][0] > times[w][1] for v in ws)}
     fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
     buf = mmap.mmap(-1, BLK)
     bad = 0
@@ -121,8 +139,8 @@ def check(dev, state):
             if buf[:] == bytes(BLK):
                 what = "zeroes"
             elif at == blk and buf[:] == content(wid, at):
-                what = (f"write {wid}, overwritten later by its own "
-                        "thread or not covering it")
+                what = (f"write {wid}, which a later write to the block "
+                        "followed, or which did not cover it")
             else:
                 what = "bytes of no write (torn, or rebuilt wrong)"
             print(f"block {blk}: {what}; covered by {sorted(cover[blk])}")

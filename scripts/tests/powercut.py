@@ -37,7 +37,10 @@ others plainly with an fdatasync after one write in four. A FUA write is
 an asynchronous one with RWF_DSYNC (Linux AIO): a synchronous O_DSYNC
 write to a block device is followed by a flush of the whole device,
 which would flush the other threads' writes too.
-STATE.ready appears once the writers run and SIGUSR1 is handled.
+STATE.ready appears once the writers run and SIGUSR1 is handled; the
+caller makes STATE.cut just before it cuts the members off, and a write
+or flush that fails before then fails the run (lraid failed it while the
+members worked).
 SIGUSR1 stops the flushes: from then on the plain writes stay in the
 members' caches (the check then requires that the cut lost some of them,
 or the cut did not test what it should).
@@ -128,8 +131,9 @@ def slots(stripe):
 
 
 class Writer(threading.Thread):
-    def __init__(self, fd, mine, rng, discard, flush, quiet, fua=False):
+    def __init__(self, fd, mine, rng, discard, flush, quiet, cut, fua=False):
         super().__init__(daemon=True)
+        self.cut = cut           # exists once the members are cut off
         self.fd, self.mine, self.rng = fd, mine, rng
         self.discard = discard   # share of writes that are discards
         self.flush = flush       # fdatasync after a write, one in four
@@ -138,7 +142,7 @@ class Writer(threading.Thread):
         self.maybe = {}          # slot id -> [(seq, page CRCs)] not known to be
         self.writes = 0
         self.discards = 0
-        self.error = None        # an outcome that is not a plain EIO
+        self.error = None        # not an EIO after the cut
         self.size = max(s[2] for s in mine)
         self.buf = mmap.mmap(-1, self.size)
         self.fua = FuaWriter(fd, self.buf) if fua else None
@@ -146,6 +150,8 @@ class Writer(threading.Thread):
     def fail(self, what, e):
         if e.errno != 5:
             self.error = "%s: %s" % (what, e)
+        elif not os.path.exists(self.cut):
+            self.error = "%s: %s, before the cut" % (what, e)
 
     def run(self):
         seq = {}
@@ -224,7 +230,7 @@ def write(dev, state, stripe, volatile):
                     else 0
                 threads.append(Writer(fd, part[t::per],
                                       random.Random(rng.random()),
-                                      trim, flush, quiet,
+                                      trim, flush, quiet, state + ".cut",
                                       volatile and not flush))
     for t in threads:
         t.start()
@@ -251,7 +257,7 @@ def write(dev, state, stripe, volatile):
           % (out["writes"], out["discards"], unsure,
              ", or acknowledged after the last flush" if volatile else ""))
     if out["errors"]:
-        print("powercut: writes did not fail with EIO: %s"
+        print("powercut: writes failed other than with EIO at the cut: %s"
               % "; ".join(out["errors"]), file=sys.stderr)
         return 1
     return 0
