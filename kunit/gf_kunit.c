@@ -143,6 +143,29 @@ static void fill_rand(struct rnd_state *rs, u8 *p, size_t len)
 	prandom_bytes_state(rs, p, len);
 }
 
+/*
+ * P and Q of @d, a byte at a time through lraid_gf_mul() (checked by
+ * gf_kat_mul): the reference the C baseline is checked against too.
+ */
+static void ref_pq(unsigned int k, size_t len, void *const *d, u8 *p, u8 *q)
+{
+	unsigned int i;
+	size_t b;
+
+	for (b = 0; b < len; b++) {
+		u8 wp = 0, wq = 0;
+
+		for (i = 0; i < k; i++) {
+			u8 v = ((const u8 *)d[i])[b];
+
+			wp ^= v;
+			wq ^= lraid_gf_mul(lraid_gf_pow2(i), v);
+		}
+		p[b] = wp;
+		q[b] = wq;
+	}
+}
+
 /* ---- parameterised over implementations ---- */
 
 static const void *gf_impl_gen(const void *prev, char *desc)
@@ -208,11 +231,13 @@ static void gf_kat_pq(struct kunit *test)
 	}
 }
 
-/* Random stripes: gen_p, gen_pq and RMW against the C baseline. */
+/*
+ * Random stripes: gen_p, gen_pq and RMW against the byte-at-a-time
+ * reference; the first two with the fewest and the most data blocks.
+ */
 static void gf_random_gen(struct kunit *test)
 {
 	const struct lraid_gf_impl *im = gf_param_impl(test);
-	const struct lraid_gf_impl *c = &lraid_gf_impl_c;
 	struct gf_bufs *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct rnd_state rs;
 	void *d[KMAX], *old[KMAX], *new[KMAX];
@@ -230,17 +255,24 @@ static void gf_random_gen(struct kunit *test)
 	for (t = 0; t < 40; t++) {
 		k = 2 + prandom_u32_state(&rs) % (KMAX - 1);
 		len = 64 * (8 + prandom_u32_state(&rs) % (LMAX / 64 - 7));
+		if (t < 2) {	/* 7 * 128 + 64 = 3 * 256 + 192: long tails */
+			k = t ? KMAX : 2;
+			len = 960;
+		}
 		for (i = 0; i < k; i++) {
 			d[i] = s->b[i];
 			fill_rand(&rs, s->b[i], len);
 		}
+		memset(p, 0x77, len);
+		memset(q, 0x99, len);
 		lraid_gf_impl_begin(im);
 		im->gen_pq(k, len, d, p, q);
 		lraid_gf_impl_end(im);
-		c->gen_pq(k, len, d, cp, cq);
+		ref_pq(k, len, d, cp, cq);
 		GF_EXPECT_BUF(test, p, cp, len, "gen_pq P k=%u len=%zu", k, len);
 		GF_EXPECT_BUF(test, q, cq, len, "gen_pq Q k=%u len=%zu", k, len);
 
+		memset(p, 0x77, len);
 		lraid_gf_impl_begin(im);
 		lraid_gf_impl_gen_p(im, k, len, d, p);
 		lraid_gf_impl_end(im);
@@ -260,7 +292,9 @@ static void gf_random_gen(struct kunit *test)
 		lraid_gf_impl_update_pq(im, first, n, len, old, new, p,
 					t % 3 ? q : NULL);
 		lraid_gf_impl_end(im);
-		lraid_gf_impl_update_pq(c, first, n, len, old, new, cp, cq);
+		for (i = 0; i < n; i++)
+			d[first + i] = new[i];
+		ref_pq(k, len, d, cp, cq);
 		GF_EXPECT_BUF(test, p, cp, len,
 			      "update P k=%u first=%u n=%u", k, first, n);
 		if (t % 3)
@@ -303,11 +337,16 @@ static void gf_random_recov(struct kunit *test)
 	x = s->b[2 * KMAX + 2];
 	y = s->b[2 * KMAX + 3];
 	xp = s->b[2 * KMAX + 4];
-	for (t = 0; t < 4; t++) {
-		k = t ? 2 + prandom_u32_state(&rs) % (KMAX - 1) : KMAX;
+	for (t = 0; t < 6; t++) {
+		k = 2 + prandom_u32_state(&rs) % (KMAX - 1);
 		len = 64 * (8 + prandom_u32_state(&rs) % 9);
-		if (!t)	/* 6 * 128 + 64 = 3 * 256 + 64: every SIMD tail */
+		if (!t) {	/* 6 * 128 + 64 = 3 * 256 + 64: every SIMD tail */
+			k = KMAX;
 			len = 832;
+		} else if (t < 3) {	/* 4 and 5 members, 192-byte tails */
+			k = t + 1;
+			len = 960;
+		}
 		for (i = 0; i < k; i++) {
 			d[i] = s->b[i];
 			fill_rand(&rs, s->b[i], len);
@@ -397,13 +436,14 @@ static void gf_large(struct kunit *test)
 	x = b[GF_LARGE_K + 4];
 	y = b[GF_LARGE_K + 5];
 
-	lraid_gf_impl_c.gen_pq(GF_LARGE_K, len, d, cp, cq);
+	ref_pq(GF_LARGE_K, len, d, cp, cq);
 	lraid_gf_impl_begin(im);
 	im->gen_pq(GF_LARGE_K, len, d, p, q);
 	lraid_gf_impl_end(im);
 	GF_EXPECT_BUF(test, p, cp, len, "gen_pq P");
 	GF_EXPECT_BUF(test, q, cq, len, "gen_pq Q");
 
+	memset(p, 0x77, len);
 	lraid_gf_impl_begin(im);
 	lraid_gf_impl_gen_p(im, GF_LARGE_K, len, d, p);
 	lraid_gf_impl_end(im);
@@ -419,6 +459,7 @@ static void gf_large(struct kunit *test)
 	GF_EXPECT_BUF(test, y, d[3], len, "2data b");
 
 	memset(x, 0, len);
+	memset(p, 0x77, len);
 	lraid_gf_impl_begin(im);
 	im->recov_data_q(GF_LARGE_K, len, w, 1, p, cq);
 	lraid_gf_impl_end(im);

@@ -4,7 +4,11 @@
  * unchanged with -include lraid_user.h): every implementation this CPU
  * supports against a byte-at-a-time reference, against ISA-L and against
  * the C baseline, on random k, lengths, buffer offsets and data, covering
- * every recovery case. Buffers carry guard bytes to catch overruns.
+ * every recovery case, and through the lraid_gf_*() calls the driver
+ * makes on each selected implementation. Buffers carry guard bytes of
+ * their own random pattern to catch overruns (one fixed byte would
+ * survive an overrun that XORs an odd number of such guards, or old and
+ * new data that agree past the end).
  *
  * Output: one "PASS: name", "FAIL: name" or "SKIP: name (reason)" per case.
  */
@@ -19,7 +23,6 @@
 
 #define MAXK	31
 #define GUARD	64
-#define GBYTE	0xa5
 
 static unsigned int failures;
 
@@ -67,6 +70,7 @@ static void ref_pq(unsigned int k, size_t len, u8 *const *d, u8 *p, u8 *q)
 
 struct tbuf {
 	u8 *raw;
+	u8 *pat;	/* what raw held when allocated: the guards' pattern */
 	u8 *p;
 	size_t len;
 };
@@ -88,12 +92,19 @@ static unsigned int rnd_range(unsigned int lo, unsigned int hi)
 
 static void tbuf_alloc(struct tbuf *b, size_t len, unsigned int off)
 {
-	b->raw = malloc(len + 2 * GUARD + 64);
-	if (!b->raw) {
+	size_t i, total = len + 2 * GUARD + 64;
+
+	/* 64-byte aligned: the offset alone decides the alignment */
+	if (posix_memalign((void **)&b->raw, 64, total))
+		b->raw = NULL;
+	b->pat = malloc(total);
+	if (!b->raw || !b->pat) {
 		perror("malloc");
 		exit(2);
 	}
-	memset(b->raw, GBYTE, len + 2 * GUARD + 64);
+	for (i = 0; i < total; i++)
+		b->pat[i] = rnd();
+	memcpy(b->raw, b->pat, total);
 	b->p = b->raw + GUARD + off;
 	b->len = len;
 }
@@ -113,7 +124,7 @@ static bool tbuf_guards_ok(const struct tbuf *b)
 	for (i = 0; i < total; i++) {
 		if (b->raw + i >= b->p && b->raw + i < b->p + b->len)
 			continue;
-		if (b->raw[i] != GBYTE)
+		if (b->raw[i] != b->pat[i])
 			return false;
 	}
 	return true;
@@ -122,6 +133,7 @@ static bool tbuf_guards_ok(const struct tbuf *b)
 static void tbuf_free(struct tbuf *b)
 {
 	free(b->raw);
+	free(b->pat);
 }
 
 /* One random stripe: k data blocks + P + Q + spares, each at its own offset. */
@@ -351,6 +363,18 @@ static bool check_update(const struct lraid_gf_impl *im, unsigned int trials)
 		first = rnd_range(0, k - 1);
 		n = rnd_range(1, k - first);
 		ok = update_case(im, k, len, first, n, raid5) && ok;
+		if (trials % 20)
+			continue;
+		/*
+		 * large aligned blocks, as the driver updates a chunk: the
+		 * streaming-store paths (RAID5's in-place XOR among them)
+		 */
+		aligned_only = true;
+		len = 65536 + rnd_len(65536);
+		first = rnd_range(0, k - 1);
+		ok = update_case(im, k, len, first, rnd_range(1, k - first),
+				 raid5) && ok;
+		aligned_only = false;
 	}
 	return ok;
 }
@@ -409,6 +433,8 @@ static bool check_recov_stripe(const struct lraid_gf_impl *im,
 		/* data + Q: from P, then regenerate Q */
 		lose(&s, d, fa, k);
 		lraid_gf_impl_recov_data_p(im, k, len, d, fa, s.p.p);
+		memset(s.x[2].p, 0x77, len);
+		memset(s.x[3].p, 0x99, len);
 		im->gen_pq(k, len, d, s.x[2].p, s.x[3].p);
 		if (memcmp(d[fa], s.dp[fa], len) ||
 		    memcmp(s.x[3].p, s.q.p, len)) {
@@ -432,10 +458,15 @@ static bool check_recov_stripe(const struct lraid_gf_impl *im,
 	}
 	/* P + Q */
 	if (k <= 30) {
+		memset(s.x[2].p, 0x77, len);
+		memset(s.x[3].p, 0x99, len);
 		im->gen_pq(k, len, s.dp, s.x[2].p, s.x[3].p);
 		if (memcmp(s.x[2].p, s.p.p, len) ||
-		    memcmp(s.x[3].p, s.q.p, len))
+		    memcmp(s.x[3].p, s.q.p, len)) {
+			fprintf(stderr, "%s P+Q k=%u len=%zu\n", im->name, k,
+				len);
 			ok = false;
+		}
 	}
 	lraid_gf_impl_end(im);
 	ok = ok && stripe_guards_ok(&s);
@@ -457,6 +488,8 @@ static bool check_recov(const struct lraid_gf_impl *im, unsigned int trials)
 		aligned_only = true;
 		ok = check_recov_stripe(im, rnd_range(2, 8),
 					65536 + rnd_len(131072)) && ok;
+		/* and with many sources (RAID6 on 11 or more members) */
+		ok = check_recov_stripe(im, rnd_range(9, 30), 65536) && ok;
 		aligned_only = false;
 	}
 	return ok;
@@ -547,6 +580,78 @@ static void check_select(void)
 	report(ok, "dispatch", "init/select");
 }
 
+/*
+ * The calls the driver makes (lraid_gf_*(), on the implementation
+ * lraid_gf_init() selected), once each on one random stripe: the
+ * dispatch from them to the implementation is code of its own.
+ */
+static bool check_calls(const struct lraid_gf_impl *im)
+{
+	unsigned int k = rnd_range(4, 30), fa, fb, first, n, j;
+	size_t len = rnd_len(8192);
+	void *d[MAXK], *old[MAXK], *new[MAXK];
+	u8 *rp = malloc(len), *rq = malloc(len);
+	struct stripe s;
+	bool ok;
+
+	if (lraid_gf_init(im->name) || strcmp(lraid_gf_name(), im->name))
+		return false;
+	stripe_init(&s, k, len);
+	ref_pq(k, len, (u8 *const *)s.dp, rp, rq);
+	fa = rnd_range(0, k - 1);
+	fb = (fa + rnd_range(1, k - 1)) % k;
+	first = rnd_range(0, k - 1);
+	n = rnd_range(1, k - first);
+
+	lraid_gf_begin();
+	lraid_gf_gen_p(k, len, s.dp, s.p.p);
+	ok = !memcmp(s.p.p, rp, len);
+	memset(s.p.p, 0x77, len);
+	lraid_gf_gen_pq(k, len, s.dp, s.p.p, s.q.p);
+	ok = ok && !memcmp(s.p.p, rp, len) && !memcmp(s.q.p, rq, len);
+
+	lose(&s, d, fa, k);
+	lraid_gf_recov_data_p(k, len, d, fa, s.p.p);
+	ok = ok && !memcmp(d[fa], s.dp[fa], len);
+	lose(&s, d, fa, fb);
+	lraid_gf_recov_2data(k, len, d, fa, fb, s.p.p, s.q.p);
+	ok = ok && !memcmp(d[fa], s.dp[fa], len) &&
+	     !memcmp(d[fb], s.dp[fb], len);
+	lose(&s, d, fa, k);
+	memset(s.x[2].p, 0x77, len);
+	lraid_gf_recov_data_q(k, len, d, fa, s.x[2].p, s.q.p);
+	ok = ok && !memcmp(d[fa], s.dp[fa], len) &&
+	     !memcmp(s.x[2].p, rp, len);
+
+	/* RAID6 update, then RAID5's (P alone) of the same blocks back */
+	for (j = 0; j < n; j++) {
+		tbuf_fill(&s.x[2 + j]);
+		old[j] = s.dp[first + j];
+		new[j] = s.x[2 + j].p;
+	}
+	lraid_gf_update_pq(first, n, len, old, new, s.p.p, s.q.p);
+	for (j = 0; j < n; j++)
+		d[first + j] = new[j];
+	for (j = 0; j < k; j++)
+		if (j < first || j >= first + n)
+			d[j] = s.dp[j];
+	ref_pq(k, len, (u8 *const *)d, rp, rq);
+	ok = ok && !memcmp(s.p.p, rp, len) && !memcmp(s.q.p, rq, len);
+	lraid_gf_update_pq(first, n, len, new, old, s.p.p, NULL);
+	ref_pq(k, len, (u8 *const *)s.dp, rp, NULL);
+	ok = ok && !memcmp(s.p.p, rp, len);
+	lraid_gf_end();
+
+	if (!ok)
+		fprintf(stderr, "%s lraid_gf_*() k=%u len=%zu fa=%u fb=%u first=%u n=%u wrong\n",
+			im->name, k, len, fa, fb, first, n);
+	ok = ok && stripe_guards_ok(&s);
+	stripe_free(&s);
+	free(rp);
+	free(rq);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, scale = 1;
@@ -571,6 +676,8 @@ int main(int argc, char **argv)
 		       "recovery: data, data+P, data+Q, 2 data, P+Q");
 		report(check_edges(im), im->name,
 		       "k 2, 3, 29, 30, 31 at every tail length, all operations");
+		report(check_calls(im), im->name,
+		       "the driver's lraid_gf_*() calls, selected by lraid_gf_init()");
 	}
 	return failures ? 1 : 0;
 }
