@@ -464,11 +464,6 @@ static int probe_member(const char *path)
 }
 
 /*
- * Whether to go on with a create over @nm members: yes if none holds
- * anything probe_member() knows, if @run, or if the user says so on a
- * terminal; otherwise no, with the reason.
- */
-/*
  * Members that differ in size by more than 1% (mdadm's threshold): the
  * smallest sets the size, and the rest of the larger ones goes unused.
  * Names the largest and returns whether there is such a difference.
@@ -498,8 +493,9 @@ static bool size_oddity(int nm, char **paths, const int32_t *fds)
 }
 
 /*
- * What create would overwrite, or members of odd sizes: named, then asked
- * about on a terminal, refused in a script, let through with --run.
+ * Whether to go on with a create over @nm members: yes if none holds
+ * anything probe_member() knows and their sizes agree, if @run, or if the
+ * user says so on a terminal; otherwise no, with the reason.
  */
 static bool may_create(int nm, char **paths, const int32_t *fds, bool run)
 {

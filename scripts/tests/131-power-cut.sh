@@ -92,7 +92,7 @@ for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
 	sleep 1
 	kill -0 "$writer" 2>/dev/null ||
 		{ cat "$LR_TMP/writer"; lr_fail "the writer ended before the cut"; }
-	# from here on the writer takes an I/O error for the cut's
+	# from here on, an I/O error the writer gets is the cut's
 	touch "$LR_TMP/state.cut"
 	for ((i = 0; i < n; i++)); do
 		dmsetup suspend --nolockfs --noudevsync "lrcut$level$i" ||
