@@ -4,7 +4,7 @@
 # in the test kernel, integration scenarios in QEMU. Every stage prints
 # PASS:/FAIL:/SKIP: lines; the last line is "N passed, N failed, N skipped".
 #
-#   scripts/check.sh [--debug] [--quick]
+#   scripts/check.sh [--debug] [--quick] [--full]
 #     --debug   KUnit and scenarios on the debug kernel (KASAN, lockdep, ...)
 #     --quick   scenarios on stock 6.12 only (no 6.1, no md cross-check)
 #     --full    every scenario combination (LRAID_TEST_LEVEL=full), slow

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Static checks: sparse (C=2) on the module for 6.12, checkpatch --strict on
-# module/, kunit/, tests/badblk/ and tools/, shellcheck on every shell script.
+# module/, kunit/ and tests/badblk/ (tools/ is userspace: -Wall -Wextra
+# -Werror in its Makefile), shellcheck on every shell script.
 # Prints PASS:/FAIL: lines; exits 1 on any failure.
 set -uo pipefail
 

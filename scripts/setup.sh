@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(
 	build-essential bc flex bison libelf-dev libssl-dev cpio kmod xz-utils
-	rsync python3-pip
+	rsync python3-pip python3-venv
 	linux-image-amd64 linux-headers-amd64
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	qemu-system-x86 fio mdadm liburing-dev libisal-dev busybox-static
@@ -36,8 +36,17 @@ if [ -n "$src_tar" ] && [ ! -d /usr/src/linux-source-6.12 ]; then
 	$SUDO tar -C /usr/src -xf "$src_tar"
 fi
 
-if ! command -v vng >/dev/null 2>&1; then
+# virtme-ng from PyPI. Debian's own python3 refuses installs outside a
+# virtual environment (PEP 668's EXTERNALLY-MANAGED): then it goes into
+# one of its own, which scripts/vm-run finds.
+venv=${XDG_CACHE_HOME:-$HOME/.cache}/lraid/virtme-ng
+if ! command -v vng >/dev/null 2>&1 && [ ! -x "$venv/bin/vng" ]; then
 	echo "setup: installing virtme-ng from PyPI"
-	python3 -m pip install -q virtme-ng
+	if ! python3 -m pip install -q virtme-ng 2>/dev/null; then
+		echo "setup: python3 takes no packages outside a venv: installing into $venv"
+		rm -rf "$venv"
+		python3 -m venv "$venv"
+		"$venv/bin/pip" install -q virtme-ng
+	fi
 fi
 exit 0

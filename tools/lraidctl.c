@@ -2,8 +2,8 @@
 /*
  * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
  *
- *   lraidctl create lraidN --level 5|6 [--chunk 64K] [--assume-clean] [--run]
- *            MEMBER...
+ *   lraidctl create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]
+ *            [--layout left-symmetric] [--assume-clean] [--run] MEMBER...
  *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN MEMBER...
  *   lraidctl stop lraidN
  *   lraidctl fail lraidN MEMBER
@@ -83,9 +83,10 @@ static int usage(void)
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
 		"  %s examine [--json] MEMBER...\n"
-		"  %s version\n"
+		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
-		"--level=6, -l6, -c 64, -n 4, -p ls (as mdadm); lraidN may be /dev/lraidN.\n",
+		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f (as mdadm); lraidN may be\n"
+		"/dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
@@ -279,12 +280,18 @@ static void drop_partitions(int fd, const char *path)
 	struct stat st;
 	int n, i;
 
-	if (fstat(fd, &st))
+	if (fstat(fd, &st)) {
+		err("warning: cannot look for partitions of member %s: %s",
+		    path, strerror(errno));
 		return;
+	}
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u",
 		 major(st.st_rdev), minor(st.st_rdev));
 	/* the whole listing first: the deletions change the directory */
 	n = scandir(dir, &names, NULL, alphasort);
+	if (n < 0)
+		err("warning: cannot look for partitions of member %s in %s: %s",
+		    path, dir, strerror(errno));
 	for (i = 0; i < n; i++) {
 		struct blkpg_partition part = { 0 };
 		struct blkpg_ioctl_arg arg = {
@@ -464,9 +471,10 @@ static int probe_member(const char *path)
 }
 
 /*
- * Members that differ in size by more than 1% (mdadm's threshold): the
- * smallest sets the size, and the rest of the larger ones goes unused.
- * Names the largest and returns whether there is such a difference.
+ * Members that differ in size by more than 1% of the largest (mdadm's
+ * threshold): the smallest sets the size, and the rest of the larger ones
+ * goes unused. Names the largest and returns whether there is such a
+ * difference.
  */
 static bool size_oddity(int nm, char **paths, const int32_t *fds)
 {
@@ -485,10 +493,10 @@ static bool size_oddity(int nm, char **paths, const int32_t *fds)
 			l = i;
 		}
 	}
-	if (large - small <= small / 100)
+	if ((large - small) * 100 <= large)
 		return false;
-	err("%s (%" PRIu64 " MiB) is more than 1%% larger than the smallest member, %s (%" PRIu64 " MiB): the smallest sets the size, the rest goes unused",
-	    paths[l], large >> 20, paths[s], small >> 20);
+	err("%s (%" PRIu64 "K) is more than 1%% larger than the smallest member, %s (%" PRIu64 "K): the smallest sets the size, the rest goes unused",
+	    paths[l], large >> 10, paths[s], small >> 10);
 	return true;
 }
 

@@ -370,6 +370,8 @@ static bool check_update(const struct lraid_gf_impl *im, unsigned int trials)
 		 * streaming-store paths (RAID5's in-place XOR among them)
 		 */
 		aligned_only = true;
+		raid5 = rnd() & 1;
+		k = rnd_range(2, raid5 ? 31 : 30);
 		len = 65536 + rnd_len(65536);
 		first = rnd_range(0, k - 1);
 		ok = update_case(im, k, len, first, rnd_range(1, k - first),
@@ -590,12 +592,14 @@ static bool check_calls(const struct lraid_gf_impl *im)
 	unsigned int k = rnd_range(4, 30), fa, fb, first, n, j;
 	size_t len = rnd_len(8192);
 	void *d[MAXK], *old[MAXK], *new[MAXK];
-	u8 *rp = malloc(len), *rq = malloc(len);
 	struct stripe s;
+	u8 *rp, *rq;
 	bool ok;
 
 	if (lraid_gf_init(im->name) || strcmp(lraid_gf_name(), im->name))
 		return false;
+	rp = malloc(len);
+	rq = malloc(len);
 	stripe_init(&s, k, len);
 	ref_pq(k, len, (u8 *const *)s.dp, rp, rq);
 	fa = rnd_range(0, k - 1);
