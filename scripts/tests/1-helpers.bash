@@ -406,6 +406,12 @@ lr_offers() {
 	done
 }
 
+# lr_stat FIELD [DISK]: field FIELD (1-based, Documentation/block/stat.rst:
+# 1 reads, 5 writes, 9 in flight, ...) of /sys/block/DISK/stat (lraid0)
+lr_stat() {
+	awk -v f="$1" '{ print $f }' "/sys/block/${2:-lraid0}/stat"
+}
+
 # lr_not_failed NAME: no member of array NAME is failed
 lr_not_failed() {
 	local out

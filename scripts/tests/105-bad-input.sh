@@ -164,10 +164,15 @@ lr_loop 64
 md=$LR_DEV
 printf '\xfc\x4e\x2b\xa9' | dd of="$md" bs=1 seek=4096 conv=notrunc,fsync \
 	status=none
-held() {
-	for d in "${m[3]}" "${m[4]}" "$fs" "$md"; do
+# heads DEV...: a hash of each DEV's first MiB, one per line
+heads() {
+	local d
+	for d in "$@"; do
 		head -c 1M "$d" | sha256sum
 	done
+}
+held() {
+	heads "${m[3]}" "${m[4]}" "$fs" "$md"
 }
 before_held=$(held)
 for what in "an lraid array's members:is role 0 of lraid array" \
@@ -223,7 +228,7 @@ lr_loop 72
 sz+=("$LR_DEV")
 lr_loop 66048K
 sz+=("$LR_DEV")
-before_sz=$(for d in "${sz[@]}"; do head -c 1M "$d" | sha256sum; done)
+before_sz=$(heads "${sz[@]}")
 LR_ARRAYS+=(lraid3)
 out=$("$LRAIDCTL" create lraid3 --level 5 "${sz[@]:0:3}" 2>&1 </dev/null) &&
 	lr_fail "create over members of 64, 64 and 72 MiB accepted: $out"
@@ -232,7 +237,7 @@ grep -qF "${sz[2]} (73728K) is more than 1% larger than the smallest member, ${s
 grep -q -- "differ in size; --run creates anyway" <<<"$out" ||
 	lr_fail "create over members of odd sizes: no word of --run: $out"
 [ ! -e /dev/lraid3 ] || lr_fail "create over members of odd sizes: lraid3 exists"
-[ "$(for d in "${sz[@]}"; do head -c 1M "$d" | sha256sum; done)" = "$before_sz" ] ||
+[ "$(heads "${sz[@]}")" = "$before_sz" ] ||
 	lr_fail "a create refused for odd sizes changed a member"
 echo "ok: create over members of odd sizes: $out"
 out=$("$LRAIDCTL" create lraid3 --level 5 --assume-clean "${sz[0]}" "${sz[1]}" "${sz[3]}" 2>&1 </dev/null) ||

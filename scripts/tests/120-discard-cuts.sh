@@ -78,11 +78,11 @@ for cfg in "5 4" "5 5" "6 7" "6 8"; do
 	len=$((3 * stripe + 200 * K))
 	[ "$(cat $q/write_zeroes_max_bytes)" -ge $len ] ||
 		lr_fail "write_zeroes_max_bytes $(cat $q/write_zeroes_max_bytes), below $len"
-	writes=$(awk '{ print $5 }' /sys/block/lraid0/stat)
+	writes=$(lr_stat 5)
 	lr_klog_mark
 	blkdiscard -z -o $start -l $len /dev/lraid0 ||
 		lr_fail "blkdiscard -z $start+$len"
-	writes=$(($(awk '{ print $5 }' /sys/block/lraid0/stat) - writes))
+	writes=$(($(lr_stat 5) - writes))
 	[ "$writes" = 1 ] ||
 		lr_fail "write-zeroes $start+$len: $writes writes counted, want 1 (written as zero pages?)"
 	lr_offers /dev/lraid0 1 1

@@ -11,12 +11,6 @@ set -euo pipefail
 lr_need blkdiscard
 lr_setup
 
-# stat FIELD: field FIELD (1-based, Documentation/block/stat.rst) of
-# /sys/block/lraid0/stat
-stat_field() {
-	awk -v f="$1" '{ print $f }' /sys/block/lraid0/stat
-}
-
 # counts WHAT FIELD=DELTA... -- CMD...: run CMD, then every FIELD must have
 # grown by exactly DELTA and nothing may be left in flight
 counts() {
@@ -30,16 +24,16 @@ counts() {
 	done
 	shift
 	for kv in "${pairs[@]}"; do
-		before[${kv%%=*}]=$(stat_field "${kv%%=*}")
+		before[${kv%%=*}]=$(lr_stat "${kv%%=*}")
 	done
 	"$@" || lr_fail "$what: $* failed"
 	for kv in "${pairs[@]}"; do
 		f=${kv%%=*}
-		got=$(($(stat_field "$f") - before[$f]))
+		got=$(($(lr_stat "$f") - before[$f]))
 		[ "$got" = "${kv#*=}" ] ||
 			lr_fail "$what: stat field $f grew by $got, expected ${kv#*=} ($(cat /sys/block/lraid0/stat))"
 	done
-	[ "$(stat_field 9)" = 0 ] || lr_fail "$what: $(stat_field 9) left in flight"
+	[ "$(lr_stat 9)" = 0 ] || lr_fail "$what: $(lr_stat 9) left in flight"
 }
 
 # fields: 1 reads, 3 sectors read, 5 writes, 7 sectors written,
