@@ -813,7 +813,7 @@ static int lraid_zero_md_ends(struct lraid_zero_work *w)
 	if (!page)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(at) && !ret; i++) {
-		if (dev < 256 || at[i] < a->data_offset ||
+		if (dev < LRAID_MD_END_MIN_SECTORS || at[i] < a->data_offset ||
 		    at[i] + LRAID_SB_SECTORS > end)
 			continue;
 		ret = lraid_block_io(w->bdev, at[i], page,

@@ -241,8 +241,9 @@ int lraid_sb_geom(const struct lraid_sb_info *info, struct lraid_geom *g);
  * metadata 0.90 in the last 64 KiB-aligned 64 KiB but one, 1.0 at least
  * 8 KiB from the end, 4 KiB aligned (mdadm's and the kernel's offsets).
  * create erases them (lraid_zero_md_ends()); lraidctl's probe looks there.
- * Valid for @dev_sectors of at least 256.
+ * Valid for @dev_sectors of at least LRAID_MD_END_MIN_SECTORS.
  */
+#define LRAID_MD_END_MIN_SECTORS	256
 static inline u64 lraid_md090_sector(u64 dev_sectors)
 {
 	return (dev_sectors & ~127ULL) - 128;

@@ -5,6 +5,7 @@
  *   lraidctl create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]
  *            [--layout left-symmetric] [--assume-clean] [--run] MEMBER...
  *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN MEMBER...
+ *   lraidctl assemble --scan [--run] [--no-degraded] [--force] [lraidN]
  *   lraidctl stop lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl detail [--json] lraidN
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <linux/blkpg.h>
 #include <linux/fs.h>		/* BLKGETSIZE64 */
+#include <sys/file.h>		/* flock */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -79,15 +81,16 @@ static int usage(void)
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]\n"
 		"         [--layout left-symmetric] [--assume-clean] [--run] MEMBER...\n"
 		"  %s assemble [--run] [--no-degraded] [--force] lraidN MEMBER...\n"
+		"  %s assemble --scan [--run] [--no-degraded] [--force] [lraidN]\n"
 		"  %s stop lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail [--json] lraidN\n"
 		"  %s examine [--json] MEMBER...\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
-		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f (as mdadm); lraidN may be\n"
-		"/dev/lraidN.\n",
-		prog, prog, prog, prog, prog, prog, prog);
+		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
+		"be /dev/lraidN.\n",
+		prog, prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -333,6 +336,58 @@ static void uuid_str(const uint8_t *u, char *out);
 #define BEING_CREATED "being created or assembled"
 
 /*
+ * The superblock block of @path into @block, read around the page cache:
+ * the kernel writes superblocks of a running array with direct bios, so
+ * while it holds the member open a buffered read can return a copy from
+ * before them. Devices and files that refuse O_DIRECT (a file system
+ * without it, a logical block larger than the superblock) are read
+ * through the cache. With @in_use, the device is first opened exclusively
+ * and *@in_use says whether something else holds it (a file system, a
+ * device-mapper table, an array); it is then read all the same. Returns
+ * 0, or -errno with why in @msg (@len bytes).
+ */
+static int read_sb_block(const char *path, uint8_t *block, bool *in_use,
+			 char *msg, size_t len)
+{
+	int flags = O_RDONLY | O_CLOEXEC | O_DIRECT | (in_use ? O_EXCL : 0);
+	ssize_t n;
+	int fd, e;
+
+	for (;;) {
+		fd = open(path, flags);
+		if (fd < 0 && errno == EBUSY && (flags & O_EXCL)) {
+			*in_use = true;
+			flags &= ~O_EXCL;
+			continue;
+		}
+		if (fd < 0 && errno == EINVAL && (flags & O_DIRECT)) {
+			flags &= ~O_DIRECT;
+			continue;
+		}
+		if (fd < 0) {
+			e = errno;
+			snprintf(msg, len, "cannot open %s: %s", path,
+				 strerror(e));
+			return -e;
+		}
+		n = pread(fd, block, LRAID_SB_SIZE, 0);
+		e = n < 0 ? errno : EIO;	/* short: smaller than that */
+		close(fd);
+		if (n < 0 && e == EINVAL && (flags & O_DIRECT)) {
+			flags &= ~O_DIRECT;
+			continue;
+		}
+		break;
+	}
+	if (n != (ssize_t)LRAID_SB_SIZE) {
+		snprintf(msg, len, "cannot read the superblock of %s: %s", path,
+			 n < 0 ? strerror(e) : "short read");
+		return -e;
+	}
+	return 0;
+}
+
+/*
  * Read and decode the superblock of @path. Returns 0, -EIO after printing
  * why the device could not be read, or the decoder's errno with *@why set.
  */
@@ -340,30 +395,14 @@ static int read_sb(const char *path, struct lraid_sb_info *sb,
 		   const char **why)
 {
 	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
-	ssize_t n;
-	int fd;
+	char msg[PATH_MAX + 128];
+	int ret;
 
-	/*
-	 * Around the page cache: the kernel writes superblocks of a running
-	 * array with direct bios, so while it holds the member open a
-	 * buffered read can return a copy from before them. Files on
-	 * file systems without O_DIRECT are read through the cache.
-	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_DIRECT);
-	if (fd < 0 && errno == EINVAL)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err("cannot open %s: %s", path, strerror(errno));
+	ret = read_sb_block(path, block, NULL, msg, sizeof(msg));
+	if (ret) {
+		err("%s", msg);
 		return -EIO;
 	}
-	n = pread(fd, block, sizeof(block), 0);
-	if (n != (ssize_t)sizeof(block)) {
-		err("cannot read the superblock of %s: %s", path,
-		    n < 0 ? strerror(errno) : "short read");
-		close(fd);
-		return -EIO;
-	}
-	close(fd);
 	return lraid_sb_decode(block, sb, why);
 }
 
@@ -376,6 +415,13 @@ static bool read_at(int fd, uint8_t *buf, unsigned long long off)
 static uint32_t get_le32(const uint8_t *p)
 {
 	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether the block @blk starts with lraid's superblock magic */
+static bool has_sb_magic(const uint8_t *blk)
+{
+	return get_le32(blk) == (uint32_t)LRAID_SB_MAGIC &&
+	       get_le32(blk + 4) == (uint32_t)(LRAID_SB_MAGIC >> 32);
 }
 
 #define MD_SB_MAGIC	0xa92b4efcU
@@ -417,7 +463,8 @@ static int probe_member(const char *path)
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) || !S_ISBLK(st.st_mode) ||
-	    ioctl(fd, BLKGETSIZE64, &bytes) || bytes < 128 << 10) {
+	    ioctl(fd, BLKGETSIZE64, &bytes) ||
+	    bytes < LRAID_MD_END_MIN_SECTORS << 9) {
 		close(fd);
 		return 0;
 	}
@@ -428,8 +475,7 @@ static int probe_member(const char *path)
 		close(fd);
 		return 1;
 	}
-	if (get_le32(blk[0]) == (uint32_t)LRAID_SB_MAGIC &&
-	    get_le32(blk[0] + 4) == (uint32_t)(LRAID_SB_MAGIC >> 32)) {
+	if (has_sb_magic(blk[0])) {
 		if (lraid_sb_decode(blk[0], &sb, &why) == 0) {
 			uuid_str(sb.uuid, uuid);
 			err("%s is role %u of lraid array '%s' (RAID%u, %u members, UUID %s)",
@@ -790,80 +836,64 @@ static const struct option assemble_opts[] = {
 	{ "run", no_argument, NULL, 'R' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "no-degraded", no_argument, NULL, 'D' },
+	{ "scan", no_argument, NULL, 's' },
 	{ NULL, 0, NULL, 0 },
 };
 
+struct assemble_opts {
+	uint32_t flags;		/* LRAID_ASSEMBLE_* */
+	bool run, no_degraded;
+};
+
 /*
- * assemble lraidN MEMBER..., options anywhere. As mdadm --assemble with
- * the members named: the array starts only if every role its newest
+ * Assemble @paths[0..nm-1] as lraid@index. As mdadm --assemble with the
+ * members named: the array starts only if every role its newest
  * superblock records working is offered and fresh. One missing or stale
  * (a disk late to appear, a typo) would be recorded failed at the start
  * and lose its place for good, so that takes --run (or --force, which
  * may also take stale members back). Roles already recorded failed do not
  * count: the array starts as degraded as it stopped. --no-degraded
  * refuses to leave out a working role even with --run or --force.
+ * Returns 0 when it started, else 1 (printed).
  */
-static int cmd_assemble(int argc, char **argv)
+static int assemble_set(uint32_t index, int nm, char **paths,
+			const struct assemble_opts *o)
 {
 	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
 	struct lraid_ioc_assemble c = { 0 };
 	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	const struct lraid_sb_info *ref;
-	bool no_degraded = false, run = false;
 	struct lraid_sb_roles r;
 	unsigned int newest = 0;
-	int nm, have, ret, opt;
+	int have, ret;
 	uint32_t lost;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "Rf", assemble_opts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'R':
-			run = true;
-			break;
-		case 'f':
-			c.flags |= LRAID_ASSEMBLE_FORCE;
-			break;
-		case 'D':
-			no_degraded = true;
-			break;
-		default:
-			err("unknown option '%s'", argv[optind - 1]);
-			return usage();
-		}
-	}
-	argc -= optind - 1;
-	argv += optind - 1;
-	if (argc < 3)
-		return usage();
-	if (parse_array(argv[1], &c.index))
-		return 1;
-	nm = argc - 2;
+	c.index = index;
+	c.flags = o->flags;
 	if (nm > LRAID_MAX_MEMBERS_ABI) {
 		err("too many members: %d (at most %d)", nm,
 		    LRAID_MAX_MEMBERS_ABI);
 		return 1;
 	}
 	/* each member's own error (cannot open, given twice) once, first */
-	if (open_members(nm, argv + 2, fds))
+	if (open_members(nm, paths, fds))
 		return 1;
 	ret = 1;
-	have = assess_members(nm, argv + 2, sbs, &r, &newest);
+	have = assess_members(nm, paths, sbs, &r, &newest);
 	if (have < 0)
 		goto out;	/* printed; the kernel would refuse the same */
 	ref = &sbs[newest];
 	lost = r.missing | r.stale;
-	if (lost && no_degraded) {
-		report_roles(nm, argv + 2, sbs, &r, newest);
+	if (lost && o->no_degraded) {
+		report_roles(nm, paths, sbs, &r, newest);
 		err("assemble lraid%u refused (--no-degraded): it would start without role%s %s, last recorded working: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    strerror(ENODEV));
 		goto out;
 	}
-	if (have == 0 && lost && !run && !(c.flags & LRAID_ASSEMBLE_FORCE)) {
-		report_roles(nm, argv + 2, sbs, &r, newest);
+	if (have == 0 && lost && !o->run &&
+	    !(c.flags & LRAID_ASSEMBLE_FORCE)) {
+		report_roles(nm, paths, sbs, &r, newest);
 		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed for good; offer every member, or start degraded with --run: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    strerror(ENODEV));
@@ -874,7 +904,7 @@ static int cmd_assemble(int argc, char **argv)
 			   &c.member_fds);
 	if (ret) {
 		if (ret == ENODEV && have == 1) {
-			report_roles(nm, argv + 2, sbs, &r, newest);
+			report_roles(nm, paths, sbs, &r, newest);
 			err("RAID%u with %u members: %d missing (roles %s), %d failed, %d stale; it survives at most %u missing, failed or stale",
 			    ref->level, ref->nr_members,
 			    __builtin_popcount(r.missing), roles_str(r.missing),
@@ -892,7 +922,7 @@ static int cmd_assemble(int argc, char **argv)
 		err("/dev/lraid%u assembled with --force: members that were stale or recorded failed are in use again; blocks written while they were out read back old (the kernel log names them)",
 		    c.index);
 	} else if (have == 0 && r.unusable) {
-		report_roles(nm, argv + 2, sbs, &r, newest);
+		report_roles(nm, paths, sbs, &r, newest);
 		if (!(ref->state & LRAID_SB_STATE_CLEAN))
 			err("/dev/lraid%u was not stopped cleanly (--force): blocks of the missing roles in stripes being written then may read back wrong",
 			    c.index);
@@ -908,6 +938,589 @@ static int cmd_assemble(int argc, char **argv)
 out:
 	close_members(nm, fds);
 	return ret;
+}
+
+/* One device with an lraid superblock, found by assemble --scan. */
+struct scan_dev {
+	char path[PATH_MAX];		/* /dev/NAME */
+	char sysname[NAME_MAX + 1];	/* NAME as sysfs writes it */
+	bool in_use;			/* held by something else */
+	struct lraid_sb_info sb;
+};
+
+/* One array found by assemble --scan. */
+struct scan_array {
+	int first;		/* its first device in the scan */
+	int running;		/* the number it runs under, or -1 */
+	int index;		/* the number to assemble it as, or -1 */
+	const char *why;	/* why not the number its name gives */
+};
+
+/* The block major lraid registered (/proc/devices), or -1 */
+static int lraid_block_major(void)
+{
+	char line[128], name[64];
+	bool block = false;
+	int major = -1, m;
+	FILE *f;
+
+	f = fopen("/proc/devices", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Block devices:", 14))
+			block = true;
+		else if (block && sscanf(line, "%d %63s", &m, name) == 2 &&
+			 !strcmp(name, "lraid"))
+			major = m;
+	}
+	fclose(f);
+	return major;
+}
+
+/*
+ * The devices listed in /sys/class/block/@sysname/@dir ("holders": built
+ * on it, "slaves": under it), and theirs, up to 16 deep: true as soon as
+ * @hit(name, @arg) is.
+ */
+static bool sys_walk(const char *sysname, const char *dir, int depth,
+		     bool (*hit)(const char *name, const void *arg),
+		     const void *arg)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	if (depth > 16)
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", sysname, dir);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			found = hit(e->d_name, arg) ||
+				sys_walk(e->d_name, dir, depth + 1, hit, arg);
+	closedir(d);
+	return found;
+}
+
+static bool is_suspended(const char *sysname, const void *arg)
+{
+	char dir[PATH_MAX];
+
+	(void)arg;
+	snprintf(dir, sizeof(dir), "/sys/class/block/%s", sysname);
+	return sys_number(dir, "dm/suspended") != 0;
+}
+
+/*
+ * Whether @sysname is a suspended device-mapper device or is built on
+ * one, at any depth: a read of it would wait for the resume.
+ */
+static bool suspended(const char *sysname)
+{
+	return is_suspended(sysname, NULL) ||
+	       sys_walk(sysname, "slaves", 0, is_suspended, NULL);
+}
+
+/*
+ * Every block device in /proc/partitions (mdadm's "DEVICE partitions")
+ * that carries an lraid superblock, into *@out; returns how many, or -1
+ * (printed). Each is opened exclusively first, as mdadm does, to learn
+ * whether something holds it (a running array's member, a disk under a
+ * device-mapper table, a mounted file system); scan_members() decides
+ * what that means. Skipped without a word: devices without the magic,
+ * lraid's own arrays (never members), and device-mapper devices that are
+ * suspended or built on one (a read would wait for the resume; one
+ * suspended after this check still makes the scan wait). A device with the magic
+ * whose superblock is not valid, or that cannot be read, is named and
+ * skipped; devices that cannot be opened for want of permission are
+ * counted in *@denied.
+ */
+static int scan_devices(struct scan_dev **out, int *denied)
+{
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
+	struct scan_dev *devs = NULL, *grown;
+	int n = 0, cap = 0, own = lraid_block_major();
+	unsigned long long blocks;
+	char line[256], name[128];
+	unsigned int maj, min;
+	FILE *f;
+
+	*denied = 0;
+	f = fopen("/proc/partitions", "r");
+	if (!f) {
+		err("cannot read /proc/partitions: %s", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char path[PATH_MAX], msg[PATH_MAX + 128];
+		char sysname[NAME_MAX + 1];
+		const char *why = "";
+		struct lraid_sb_info sb;
+		bool in_use = false;
+		struct stat st;
+		char *p;
+		int ret;
+
+		if (sscanf(line, " %u %u %llu %127s", &maj, &min, &blocks,
+			   name) != 4)
+			continue;	/* the header, the blank line */
+		if (blocks * 1024 < LRAID_SB_SIZE || (int)maj == own)
+			continue;	/* an extended partition's stub, say */
+		/* /proc/partitions keeps a '/' in a name (cciss/c0d0) */
+		snprintf(path, sizeof(path), "/dev/%s", name);
+		if (stat(path, &st) || !S_ISBLK(st.st_mode) ||
+		    st.st_rdev != makedev(maj, min))
+			continue;	/* no node, or /dev names another */
+		/* sysfs writes a '/' in a name as '!' */
+		snprintf(sysname, sizeof(sysname), "%s", name);
+		for (p = sysname; *p; p++)
+			if (*p == '/')
+				*p = '!';
+		if (suspended(sysname))
+			continue;
+		ret = read_sb_block(path, block, &in_use, msg, sizeof(msg));
+		if (ret == -ENOMEDIUM)
+			continue;	/* an empty drive */
+		if (ret == -EACCES || ret == -EPERM) {
+			(*denied)++;
+			continue;
+		}
+		if (ret) {
+			err("warning: %s; skipped", msg);
+			continue;
+		}
+		if (!has_sb_magic(block))
+			continue;
+		ret = lraid_sb_decode(block, &sb, &why);
+		if (ret) {
+			err("warning: %s has an lraid superblock that is not valid (%s: %s); skipped",
+			    path, why, strerror(-ret));
+			continue;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(devs, cap * sizeof(*devs));
+			if (!grown) {
+				err("out of memory");
+				free(devs);
+				fclose(f);
+				return -1;
+			}
+			devs = grown;
+		}
+		memset(&devs[n], 0, sizeof(devs[n]));
+		strcpy(devs[n].path, path);
+		strcpy(devs[n].sysname, sysname);
+		devs[n].in_use = in_use;
+		devs[n].sb = sb;
+		n++;
+	}
+	fclose(f);
+	*out = devs;
+	return n;
+}
+
+static bool same_name(const char *sysname, const void *target)
+{
+	return !strcmp(sysname, target);
+}
+
+/*
+ * Whether another device found, with the same array and role, is built
+ * on @d (a dm table over the member, showing its superblock).
+ */
+static bool covered(const struct scan_dev *devs, int n,
+		    const struct scan_dev *d)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (&devs[j] != d &&
+		    !memcmp(devs[j].sb.uuid, d->sb.uuid, sizeof(d->sb.uuid)) &&
+		    devs[j].sb.role == d->sb.role &&
+		    sys_walk(d->sysname, "holders", 0, same_name,
+			     devs[j].sysname))
+			return true;
+	return false;
+}
+
+/* @arg points to where the name goes (NAME_MAX + 1 bytes) */
+static bool copy_name(const char *sysname, const void *arg)
+{
+	snprintf(*(char *const *)arg, NAME_MAX + 1, "%s", sysname);
+	return true;
+}
+
+/* What holds the device (its first holder in sysfs), for a message. */
+static const char *held_by(const struct scan_dev *d)
+{
+	static char msg[NAME_MAX + 64];
+	char name[NAME_MAX + 1], *out = name;
+
+	if (sys_walk(d->sysname, "holders", 0, copy_name, &out))
+		snprintf(msg, sizeof(msg), "by %s", name);
+	else
+		snprintf(msg, sizeof(msg),
+			 "(mounted, swap, or open exclusively by some program)");
+	return msg;
+}
+
+/*
+ * Running arrays: *@busy gets a bit per number in use (or being created)
+ * and @uuids the UUID of each array running. Returns 0, or -1 (printed).
+ */
+static int scan_running(int ctl, uint8_t *busy, uint8_t (*uuids)[16])
+{
+	struct lraid_ioc_info c;
+	int i;
+
+	memset(busy, 0, LRAID_MAX_ARRAYS / 8);
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		memset(&c, 0, sizeof(c));
+		c.index = i;
+		if (ioctl(ctl, LRAID_IOC_INFO, &c)) {
+			if (errno == ENODEV)
+				continue;	/* free */
+			if (errno != EBUSY) {
+				err("cannot list the running arrays: lraid%d: %s",
+				    i, strerror(errno));
+				return -1;
+			}
+			memset(uuids[i], 0, sizeof(uuids[i]));
+		} else {
+			memcpy(uuids[i], c.uuid, sizeof(c.uuid));
+		}
+		busy[i / 8] |= 1 << (i % 8);
+	}
+	return 0;
+}
+
+/* Whether @d is one of the devices of array @ref scan_members() weighs. */
+static bool scan_candidate(const struct scan_dev *devs, int n,
+			   const struct scan_dev *d,
+			   const struct lraid_sb_info *ref)
+{
+	return !memcmp(d->sb.uuid, ref->uuid, sizeof(ref->uuid)) &&
+	       d->sb.role < LRAID_MAX_MEMBERS_ABI &&	/* decode checks */
+	       !(d->in_use && covered(devs, n, d));
+}
+
+/*
+ * The members found for one array (every device with the UUID of
+ * @devs[@first]) into @paths, one per role. A device something else is
+ * built on is left out without a word when that is another device of the
+ * array found (a dm table over the member, showing the same superblock).
+ * Of the devices with one role the one with the most events is taken and
+ * the others named (old copies); two at the most events are not told
+ * apart and the array is left alone. A role whose newest copy something
+ * else holds is named and left out: an older copy is not taken instead.
+ * Returns how many, or -1 (printed).
+ */
+static int scan_members(struct scan_dev *devs, int n, int first,
+			char **paths)
+{
+	const struct lraid_sb_info *ref = &devs[first].sb;
+	int owner[LRAID_MAX_MEMBERS_ABI];
+	int i, r, nm = 0;
+
+	for (r = 0; r < LRAID_MAX_MEMBERS_ABI; r++)
+		owner[r] = -1;
+	/* the newest copy of each role */
+	for (i = first; i < n; i++) {
+		if (!scan_candidate(devs, n, &devs[i], ref))
+			continue;
+		r = devs[i].sb.role;
+		if (owner[r] < 0 || devs[i].sb.events > devs[owner[r]].sb.events)
+			owner[r] = i;
+	}
+	/* a tie at the top, and the older copies */
+	for (i = first; i < n; i++) {
+		const struct scan_dev *d = &devs[i], *o;
+
+		if (!scan_candidate(devs, n, d, ref) || i == owner[d->sb.role])
+			continue;
+		o = &devs[owner[d->sb.role]];
+		if (d->sb.events == o->sb.events) {
+			err("%s and %s both hold role %u of %s with the same events (%llu): a copy of one disk? assemble it by naming its members",
+			    o->path, d->path, d->sb.role, ref->name,
+			    (unsigned long long)d->sb.events);
+			return -1;
+		}
+		err("warning: %s holds an older copy of role %u of %s; not used",
+		    d->path, d->sb.role, ref->name);
+	}
+	for (r = 0; r < LRAID_MAX_MEMBERS_ABI; r++) {
+		struct scan_dev *d;
+
+		if (owner[r] < 0)
+			continue;
+		d = &devs[owner[r]];
+		if (d->in_use)
+			err("warning: %s (role %u of %s) is in use %s; not used",
+			    d->path, r, ref->name, held_by(d));
+		else
+			paths[nm++] = d->path;
+	}
+	if (!nm)
+		err("%s: no member free to assemble it from", ref->name);
+	return nm ? nm : -1;
+}
+
+/* N of a name "lraidN" within range, else -1 */
+static int name_index(const char *name)
+{
+	unsigned long v;
+	char *end;
+
+	if (strncmp(name, "lraid", 5) || !isdigit((unsigned char)name[5]))
+		return -1;
+	errno = 0;
+	v = strtoul(name + 5, &end, 10);
+	if (errno || *end || v >= LRAID_MAX_ARRAYS)
+		return -1;
+	return v;
+}
+
+#define SCAN_LOCK "/run/lraidctl-scan.lock"
+
+/*
+ * Choose the number of every array not running: first the number its
+ * name gives, where that is free and no other array found has the same
+ * name (disks from another machine); then, for the rest, the highest free
+ * numbers, as mdadm takes md127 and down. Returns 0, or -1 (printed)
+ * when only @only was asked for and it cannot have its own number.
+ */
+static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
+			int na, uint8_t *busy, const char *only)
+{
+	int i, j, idx;
+
+	for (i = 0; i < na; i++) {
+		const char *name = devs[arr[i].first].sb.name;
+
+		arr[i].index = -1;
+		if (arr[i].running >= 0)
+			continue;
+		idx = name_index(name);
+		arr[i].why = "its name gives no array number";
+		if (idx < 0)
+			continue;
+		arr[i].why = "that number is in use";
+		if (busy[idx / 8] & (1 << (idx % 8)))
+			continue;
+		arr[i].why = "another array found has that name too";
+		for (j = 0; j < na; j++)
+			if (j != i && arr[j].running < 0 &&
+			    !strcmp(devs[arr[j].first].sb.name, name))
+				break;
+		if (j < na)
+			continue;
+		arr[i].index = idx;
+		arr[i].why = NULL;
+		busy[idx / 8] |= 1 << (idx % 8);
+	}
+	for (i = 0; i < na; i++) {
+		if (arr[i].running >= 0 || arr[i].index >= 0)
+			continue;
+		if (only) {
+			err("%s cannot be assembled as /dev/%s: %s; name its members to assemble it under another number",
+			    only, only, arr[i].why);
+			return -1;
+		}
+		for (idx = LRAID_MAX_ARRAYS - 1; idx >= 0; idx--)
+			if (!(busy[idx / 8] & (1 << (idx % 8))))
+				break;
+		arr[i].index = idx;
+		if (idx >= 0)
+			busy[idx / 8] |= 1 << (idx % 8);
+	}
+	return 0;
+}
+
+/*
+ * assemble --scan [lraidN]: as mdadm --assemble --scan without a config
+ * file. Every array whose members carry a superblock is assembled from
+ * the members found (scan_devices(), scan_members()), under the number
+ * scan_numbers() gives it. With lraidN, only the array of that name, and
+ * only as /dev/lraidN. Arrays already running are named and left alone.
+ * Each array is held to the rules of a named assemble: a working member
+ * missing takes --run, unlike mdadm's scan, which starts an array
+ * degraded when it can: lraid cannot add a member back yet, so a disk
+ * late to appear would be lost to the array for good. --force takes an
+ * array name. Scans run one at a time (a lock file in /run). Returns 0
+ * when every array found runs, 1 when one could not start or none was
+ * found.
+ */
+static int assemble_scan(const char *only, const struct assemble_opts *o)
+{
+	char only_buf[16];
+	static uint8_t uuids[LRAID_MAX_ARRAYS][16];
+	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
+	char *paths[LRAID_MAX_MEMBERS_ABI];
+	struct scan_array *arr = NULL;
+	struct scan_dev *devs = NULL;
+	int n, i, j, na = 0, ctl, lock, denied, ret = 1;
+
+	if (only && name_index(only) < 0) {
+		err("'%s' is not an array name (expected lraidN or /dev/lraidN, N below %d)",
+		    only, LRAID_MAX_ARRAYS);
+		return 1;
+	}
+	if (only) {	/* as create names arrays: lraid01 is lraid1 */
+		snprintf(only_buf, sizeof(only_buf), "lraid%d",
+			 name_index(only));
+		only = only_buf;
+	}
+	if ((o->flags & LRAID_ASSEMBLE_FORCE) && !only) {
+		err("assemble --scan --force takes the name of the array to force: %s",
+		    strerror(EINVAL));
+		return 1;
+	}
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	/* one scan at a time: two would race for the same numbers */
+	lock = open(SCAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		err("warning: cannot lock %s (%s): another scan may run at the same time",
+		    SCAN_LOCK, strerror(errno));
+		if (lock >= 0)
+			close(lock);
+		lock = -1;
+	}
+	n = scan_devices(&devs, &denied);
+	if (n < 0)
+		goto out;
+	arr = calloc(n ? n : 1, sizeof(*arr));
+	if (!arr) {
+		err("out of memory");
+		goto out;
+	}
+	if (scan_running(ctl, busy, uuids))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct lraid_sb_info *sb = &devs[i].sb;
+
+		/* each array once: at the first of its devices */
+		for (j = 0; j < i; j++)
+			if (!memcmp(devs[j].sb.uuid, sb->uuid, sizeof(sb->uuid)))
+				break;
+		if (j < i || (only && strcmp(sb->name, only)))
+			continue;
+		arr[na].first = i;
+		arr[na].running = -1;
+		for (j = 0; j < LRAID_MAX_ARRAYS; j++)
+			if ((busy[j / 8] & (1 << (j % 8))) &&
+			    !memcmp(uuids[j], sb->uuid, sizeof(sb->uuid)))
+				arr[na].running = j;
+		na++;
+	}
+	if (!na) {
+		err("no %s%s found: no device in /proc/partitions carries %s%s",
+		    only ? "array named " : "lraid arrays", only ? only : "",
+		    only ? "its superblock" : "an lraid superblock",
+		    denied ? " (some could not be opened: not root?)" : "");
+		goto out;
+	}
+	if (scan_numbers(devs, arr, na, busy, only))
+		goto out;
+	ret = 0;
+	for (i = 0; i < na; i++) {
+		const struct lraid_sb_info *sb = &devs[arr[i].first].sb;
+		char uuid[40];
+		int nm;
+
+		uuid_str(sb->uuid, uuid);
+		if (arr[i].running >= 0) {
+			err("%s (UUID %s) is already running as /dev/lraid%d",
+			    sb->name, uuid, arr[i].running);
+			continue;
+		}
+		nm = scan_members(devs, n, arr[i].first, paths);
+		if (nm < 0) {
+			ret = 1;
+			continue;
+		}
+		if (arr[i].index < 0) {
+			err("%s (UUID %s): every array number is in use",
+			    sb->name, uuid);
+			ret = 1;
+			continue;
+		}
+		if (arr[i].why)
+			err("%s (UUID %s): %s, so it is assembled as /dev/lraid%d",
+			    sb->name, uuid, arr[i].why, arr[i].index);
+		fprintf(stderr, "%s: %s (UUID %s, RAID%u, %u members) from",
+			prog, sb->name, uuid, sb->level, sb->nr_members);
+		for (j = 0; j < nm; j++)
+			fprintf(stderr, " %s", paths[j]);
+		fputc('\n', stderr);
+		if (assemble_set(arr[i].index, nm, paths, o))
+			ret = 1;
+		fflush(stdout);	/* "/dev/lraidN" before the next array's lines */
+	}
+out:
+	free(arr);
+	free(devs);
+	if (lock >= 0)
+		close(lock);
+	close(ctl);
+	return ret;
+}
+
+/*
+ * assemble [--run] [--no-degraded] [--force] lraidN MEMBER..., options
+ * anywhere; or assemble --scan [OPTION...] [lraidN].
+ */
+static int cmd_assemble(int argc, char **argv)
+{
+	struct assemble_opts o = { 0 };
+	uint32_t index;
+	bool scan = false;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "Rfs", assemble_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'R':
+			o.run = true;
+			break;
+		case 'f':
+			o.flags |= LRAID_ASSEMBLE_FORCE;
+			break;
+		case 'D':
+			o.no_degraded = true;
+			break;
+		case 's':
+			scan = true;
+			break;
+		default:
+			err("unknown option '%s'", argv[optind - 1]);
+			return usage();
+		}
+	}
+	argc -= optind - 1;
+	argv += optind - 1;
+	if (scan) {
+		if (argc > 2) {
+			err("assemble --scan finds the members itself: name at most the array");
+			return usage();
+		}
+		if (argc == 2 && !strncmp(argv[1], "/dev/", 5))
+			argv[1] += 5;
+		return assemble_scan(argc == 2 ? argv[1] : NULL, &o);
+	}
+	if (argc < 3)
+		return usage();
+	if (parse_array(argv[1], &index))
+		return 1;
+	return assemble_set(index, argc - 2, argv + 2, &o);
 }
 
 /* Whether array @index answers busy because a create or assemble runs. */

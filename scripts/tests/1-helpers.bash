@@ -596,6 +596,15 @@ lr_sb_restore() {
 	done
 }
 
+# lr_sbsum DEV...: one hash of the members' superblock blocks, read around
+# the page cache (to show that a refused command wrote none of them)
+lr_sbsum() {
+	local d
+	for d; do
+		dd if="$d" bs=4096 count=1 iflag=direct status=none
+	done | sha256sum
+}
+
 # lr_sb_num DEV FIELD: a number from DEV's superblock (lraidctl examine
 # --json; read around the page cache), e.g. events or failed_mask
 lr_sb_num() {

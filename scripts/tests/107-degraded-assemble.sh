@@ -34,14 +34,6 @@ sha() {
 	dd if=/dev/lraid0 bs=1M count=20 iflag=direct status=none | sha256sum
 }
 
-# sbsum DEV...: the superblock blocks, read around the page cache
-sbsum() {
-	local d
-	for d in "$@"; do
-		dd if="$d" bs=4096 count=1 iflag=direct status=none | sha256sum
-	done
-}
-
 # noise DEV: overwrite the data area a stale member must not be read from
 noise() {
 	dd if=/dev/urandom of="$1" bs=1M seek=1 count=12 oflag=direct \
@@ -90,7 +82,7 @@ degraded() {
 refused() {
 	local what=$1 text=$2 before after
 	shift 2
-	before=$(sbsum "${all[@]}")
+	before=$(lr_sbsum "${all[@]}")
 	if "$LRAIDCTL" "$@" >/dev/null 2>"$LR_TMP/err"; then
 		lr_fail "$what: accepted: lraidctl $*"
 	fi
@@ -98,7 +90,7 @@ refused() {
 		{ cat "$LR_TMP/err"; lr_fail "$what: no '$text' in the error"; }
 	sed "s/^/    $what: /" "$LR_TMP/err"
 	[ ! -e /dev/lraid0 ] || lr_fail "$what: /dev/lraid0 exists"
-	after=$(sbsum "${all[@]}")
+	after=$(lr_sbsum "${all[@]}")
 	[ "$before" = "$after" ] || lr_fail "$what: superblocks changed"
 }
 
@@ -115,7 +107,7 @@ stale() {
 	fi
 	dev=$1 role=$2 text=$3
 	shift 3
-	old=$(sbsum "$dev")
+	old=$(lr_sbsum "$dev")
 	noise "$dev"
 	if [ ${#opt[@]} -gt 0 ]; then
 		refused "stale role $role, no --run" "with --run" \
@@ -131,7 +123,7 @@ stale() {
 	[ "$wrote_more" = 0 ] || more --verify_only
 	[ "$(sha)" = "$want" ] || lr_fail "stale $dev was read"
 	stop
-	[ "$(sbsum "$dev")" = "$old" ] ||
+	[ "$(lr_sbsum "$dev")" = "$old" ] ||
 		lr_fail "the superblock of stale $dev was written"
 }
 

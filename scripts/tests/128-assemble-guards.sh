@@ -37,19 +37,11 @@ lr_need fio
 lr_need python3
 lr_setup
 
-# sbsum DEV...: hash of the superblock blocks
-sbsum() {
-	local d
-	for d in "$@"; do
-		dd if="$d" bs=4096 count=1 iflag=direct status=none
-	done | sha256sum
-}
-
 # refused ARGS...: assemble lraid0 ARGS... without --force must fail with EUCLEAN
 # and change no superblock
 refused() {
 	local before out
-	before=$(sbsum "${m[@]}")
+	before=$(lr_sbsum "${m[@]}")
 	out=$("$LRAIDCTL" assemble lraid0 "$@" 2>&1) &&
 		lr_fail "dirty and degraded, assembled without --force: $out"
 	lr_settle
@@ -58,7 +50,7 @@ refused() {
 	grep -q -- "--force starts it" <<<"$out" ||
 		lr_fail "dirty and degraded: no word of --force: $out"
 	[ ! -e /sys/block/lraid0 ] || lr_fail "lraid0 left behind"
-	[ "$(sbsum "${m[@]}")" = "$before" ] ||
+	[ "$(lr_sbsum "${m[@]}")" = "$before" ] ||
 		lr_fail "a refused assemble changed a superblock"
 }
 
@@ -73,7 +65,7 @@ not_assembled() {
 		shift
 	done
 	shift
-	before=$(sbsum "$@")
+	before=$(lr_sbsum "$@")
 	lr_klog_mark
 	out=$("$LRAIDCTL" assemble "$name" "${args[@]}" 2>&1) && {
 		"$LRAIDCTL" stop "$name" >/dev/null 2>&1 || true
@@ -83,7 +75,7 @@ not_assembled() {
 	grep -q "$err" <<<"$out" || lr_fail "$what: not \"$err\": $out"
 	lr_klog_has "$klog" || lr_fail "$what: nothing in the kernel log"
 	[ ! -e "/sys/block/$name" ] || lr_fail "$what: $name left behind"
-	[ "$(sbsum "$@")" = "$before" ] ||
+	[ "$(lr_sbsum "$@")" = "$before" ] ||
 		lr_fail "$what: a superblock changed"
 }
 
