@@ -94,25 +94,32 @@ static int usage(void)
 	return 2;
 }
 
-/* "lraidN" or "/dev/lraidN" -> N */
-static int parse_array(const char *s, uint32_t *index)
+/* N of a name "lraidN" within range, else -1 */
+static int name_index(const char *name)
 {
 	unsigned long v;
 	char *end;
 
-	if (!strncmp(s, "/dev/", 5))
-		s += 5;
-	if (strncmp(s, "lraid", 5) || !isdigit((unsigned char)s[5])) {
-		err("'%s' is not an array name (expected lraidN or /dev/lraidN)", s);
+	if (strncmp(name, "lraid", 5) || !isdigit((unsigned char)name[5]))
 		return -1;
-	}
 	errno = 0;
-	v = strtoul(s + 5, &end, 10);
-	if (errno || *end || v >= LRAID_MAX_ARRAYS) {
-		err("'%s': array number must be 0..%d", s, LRAID_MAX_ARRAYS - 1);
+	v = strtoul(name + 5, &end, 10);
+	if (errno || *end || v >= LRAID_MAX_ARRAYS)
+		return -1;
+	return v;
+}
+
+/* "lraidN" or "/dev/lraidN" -> N */
+static int parse_array(const char *s, uint32_t *index)
+{
+	int n = name_index(strncmp(s, "/dev/", 5) ? s : s + 5);
+
+	if (n < 0) {
+		err("'%s' is not an array name (expected lraidN or /dev/lraidN, N below %d)",
+		    s, LRAID_MAX_ARRAYS);
 		return -1;
 	}
-	*index = v;
+	*index = n;
 	return 0;
 }
 
@@ -1270,21 +1277,6 @@ static int scan_members(struct scan_dev *devs, int n, int first,
 	return nm ? nm : -1;
 }
 
-/* N of a name "lraidN" within range, else -1 */
-static int name_index(const char *name)
-{
-	unsigned long v;
-	char *end;
-
-	if (strncmp(name, "lraid", 5) || !isdigit((unsigned char)name[5]))
-		return -1;
-	errno = 0;
-	v = strtoul(name + 5, &end, 10);
-	if (errno || *end || v >= LRAID_MAX_ARRAYS)
-		return -1;
-	return v;
-}
-
 #define SCAN_LOCK "/run/lraidctl-scan.lock"
 
 /*
@@ -1357,22 +1349,19 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
  */
 static int assemble_scan(const char *only, const struct assemble_opts *o)
 {
-	char only_buf[16];
 	static uint8_t uuids[LRAID_MAX_ARRAYS][16];
 	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
 	char *paths[LRAID_MAX_MEMBERS_ABI];
 	struct scan_array *arr = NULL;
 	struct scan_dev *devs = NULL;
 	int n, i, j, na = 0, ctl, lock, denied, ret = 1;
+	char only_buf[16];
+	uint32_t index;
 
-	if (only && name_index(only) < 0) {
-		err("'%s' is not an array name (expected lraidN or /dev/lraidN, N below %d)",
-		    only, LRAID_MAX_ARRAYS);
-		return 1;
-	}
-	if (only) {	/* as create names arrays: lraid01 is lraid1 */
-		snprintf(only_buf, sizeof(only_buf), "lraid%d",
-			 name_index(only));
+	if (only) {	/* as create names arrays: /dev/lraid01 is lraid1 */
+		if (parse_array(only, &index))
+			return 1;
+		snprintf(only_buf, sizeof(only_buf), "lraid%u", index);
 		only = only_buf;
 	}
 	if ((o->flags & LRAID_ASSEMBLE_FORCE) && !only) {
@@ -1512,8 +1501,6 @@ static int cmd_assemble(int argc, char **argv)
 			err("assemble --scan finds the members itself: name at most the array");
 			return usage();
 		}
-		if (argc == 2 && !strncmp(argv[1], "/dev/", 5))
-			argv[1] += 5;
 		return assemble_scan(argc == 2 ? argv[1] : NULL, &o);
 	}
 	if (argc < 3)
