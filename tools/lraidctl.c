@@ -1041,10 +1041,10 @@ static bool suspended(const char *sysname)
  * what that means. Skipped without a word: devices without the magic,
  * lraid's own arrays (never members), and device-mapper devices that are
  * suspended or built on one (a read would wait for the resume; one
- * suspended after this check still makes the scan wait). A device with the magic
- * whose superblock is not valid, or that cannot be read, is named and
- * skipped; devices that cannot be opened for want of permission are
- * counted in *@denied.
+ * suspended after this check still makes the scan wait). A device with
+ * the magic whose superblock is not valid, or that cannot be read, is
+ * named and skipped; devices that cannot be opened for want of
+ * permission are counted in *@denied.
  */
 static int scan_devices(struct scan_dev **out, int *denied)
 {
