@@ -6,14 +6,22 @@
  *    once in userspace with ISA-L (pq_gen, gf_mul) and pasted here; checked
  *    for every implementation the CPU supports, for generation and RMW;
  *  - every supported implementation against the C baseline on
- *    pseudo-random (fixed seed) k, lengths, buffer offsets and data, for
- *    gen_p, gen_pq, update_pq (RAID5 and RAID6) and every recovery case.
+ *    pseudo-random k, lengths, buffer offsets and data, for gen_p, gen_pq,
+ *    update_pq (RAID5 and RAID6) and every recovery case.
  *
- * Implementations the CPU lacks are reported as skipped with the reason.
+ * The random cases start from a seed drawn at load and named in every
+ * failure: "insmod lraid_gf_kunit.ko seed=N" repeats a run. Every buffer
+ * sits between guard bytes of its own pattern, checked after each case, so
+ * a write past either end of a block fails too.
+ *
+ * Implementations the CPU lacks are reported as skipped with the reason
+ * (scripts/guest/kunit.sh fails a skip the CPU's flags do not explain).
  */
 #include <kunit/test.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/prandom.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -21,6 +29,19 @@
 
 #define KMAX	30
 #define LMAX	8192
+#define GUARD	64	/* bytes checked on each side of a block at least */
+
+static unsigned long gf_seed;
+module_param_named(seed, gf_seed, ulong, 0444);
+MODULE_PARM_DESC(seed, "seed of the random cases (default: drawn at load)");
+
+/* The random cases' state: the load's seed, then one stream per case. */
+static void gf_seed_state(struct rnd_state *rs, u64 salt)
+{
+	if (!gf_seed)
+		gf_seed = get_random_u32() | 1;
+	prandom_seed_state(rs, (u64)gf_seed ^ salt);
+}
 
 /* ---- known answers (ISA-L 2.30, see Documentation/parity.rst) ---- */
 
@@ -112,12 +133,18 @@ static long first_diff(const void *a, const void *b, size_t len)
 
 #define GF_EXPECT_BUF(test, a, b, len, fmt, ...)			\
 	KUNIT_EXPECT_EQ_MSG(test, first_diff(a, b, len), -1L,		\
-			    "buffers differ at that offset: " fmt,	\
-			    ##__VA_ARGS__)
+			    "buffers differ at that offset (seed=%lu): "	\
+			    fmt, gf_seed, ##__VA_ARGS__)
+
+/*
+ * Blocks of up to LMAX bytes at @b, each at a random offset into its
+ * allocation @mem with at least GUARD bytes free on either side.
+ */
+#define GF_MEM	(GUARD + 64 + LMAX + GUARD)
 
 struct gf_bufs {
 	u8 *mem[2 * KMAX + 6];
-	u8 *b[2 * KMAX + 6];	/* mem + random offset */
+	u8 *b[2 * KMAX + 6];	/* mem + GUARD + random offset */
 	unsigned int nr;
 };
 
@@ -128,14 +155,79 @@ static int gf_bufs_alloc(struct kunit *test, struct gf_bufs *s,
 
 	s->nr = ARRAY_SIZE(s->mem);
 	for (i = 0; i < s->nr; i++) {
-		s->mem[i] = kunit_kmalloc(test, LMAX + 128, GFP_KERNEL);
+		s->mem[i] = kunit_kmalloc(test, GF_MEM, GFP_KERNEL);
 		if (!s->mem[i])
 			return -ENOMEM;
 		/* page-ish aligned mostly, any 8-byte offset sometimes */
-		s->b[i] = s->mem[i] + (rs && prandom_u32_state(rs) % 2 ?
-				       8 * (prandom_u32_state(rs) % 8) : 0);
+		s->b[i] = s->mem[i] + GUARD +
+			  (rs && prandom_u32_state(rs) % 2 ?
+			   8 * (prandom_u32_state(rs) % 8) : 0);
 	}
 	return 0;
+}
+
+/*
+ * Guard byte @j of allocation @i: a pattern of its own per allocation, so
+ * an overrun that copies or XORs other blocks' guards shows too.
+ */
+static u8 guard_byte(unsigned int i, size_t j)
+{
+	return (u8)(i * 73 + j * 151 + (j >> 8) + 0x3c);
+}
+
+/* Fill the bytes of @mem (@size) outside [@b, @b + @len) with guards. */
+static void guard_set(u8 *mem, size_t size, const u8 *b, size_t len,
+		      unsigned int i)
+{
+	size_t j;
+
+	for (j = 0; j < size; j++)
+		if (mem + j < b || mem + j >= b + len)
+			mem[j] = guard_byte(i, j);
+}
+
+/* Offset from @b of the first guard byte changed, 0 if none. */
+static long guard_bad(const u8 *mem, size_t size, const u8 *b, size_t len,
+		      unsigned int i)
+{
+	size_t j;
+
+	for (j = 0; j < size; j++)
+		if ((mem + j < b || mem + j >= b + len) &&
+		    mem[j] != guard_byte(i, j))
+			return (long)(mem + j - b);
+	return 0;
+}
+
+static void gf_guards_set(struct gf_bufs *s, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		guard_set(s->mem[i], GF_MEM, s->b[i], len, i);
+}
+
+static __printf(4, 5) void gf_expect_guards(struct kunit *test,
+					    const struct gf_bufs *s,
+					    size_t len, const char *fmt, ...)
+{
+	unsigned int i;
+	long off;
+	va_list ap;
+	char what[64];
+
+	for (i = 0; i < s->nr; i++) {
+		off = guard_bad(s->mem[i], GF_MEM, s->b[i], len, i);
+		if (!off)
+			continue;
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		KUNIT_FAIL(test,
+			   "%s: block %u written at %ld, outside its %zu bytes (seed=%lu)",
+			   what, i, off, len, gf_seed);
+		return;
+	}
 }
 
 static void fill_rand(struct rnd_state *rs, u8 *p, size_t len)
@@ -207,15 +299,16 @@ static void gf_kat_pq(struct kunit *test)
 			for (b = 0; b < v->len; b++)
 				s->b[i][b] = kat_fill(i, b);
 		}
-		lraid_gf_impl_begin(im);
-		im->gen_pq(v->k, v->len, d, p, q);
-		lraid_gf_impl_end(im);
 		for (i = 0; i < v->n; i++) {
 			old[i] = d[v->first + i];
 			new[i] = s->b[KMAX + i];
 			for (b = 0; b < v->len; b++)
 				s->b[KMAX + i][b] = kat_fill(v->first + i + 100, b);
 		}
+		gf_guards_set(s, v->len);
+		lraid_gf_impl_begin(im);
+		im->gen_pq(v->k, v->len, d, p, q);
+		lraid_gf_impl_end(im);
 		if (v->n) {
 			lraid_gf_impl_begin(im);
 			lraid_gf_impl_update_pq(im, v->first, v->n, v->len,
@@ -228,6 +321,7 @@ static void gf_kat_pq(struct kunit *test)
 				    "kat %u P", t);
 		KUNIT_EXPECT_EQ_MSG(test, fnv1a(q, v->len), v->q_fnv,
 				    "kat %u Q", t);
+		gf_expect_guards(test, s, v->len, "kat %u", t);
 	}
 }
 
@@ -245,7 +339,7 @@ static void gf_random_gen(struct kunit *test)
 	size_t len;
 	u8 *p, *q, *cp, *cq;
 
-	prandom_seed_state(&rs, 0x6c72616964ULL);
+	gf_seed_state(&rs, 0x6c72616964ULL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, s, &rs), 0);
 	p = s->b[2 * KMAX];
@@ -263,6 +357,7 @@ static void gf_random_gen(struct kunit *test)
 			d[i] = s->b[i];
 			fill_rand(&rs, s->b[i], len);
 		}
+		gf_guards_set(s, len);
 		memset(p, 0x77, len);
 		memset(q, 0x99, len);
 		lraid_gf_impl_begin(im);
@@ -301,6 +396,8 @@ static void gf_random_gen(struct kunit *test)
 			GF_EXPECT_BUF(test, q, cq, len,
 				      "update Q k=%u first=%u n=%u",
 				      k, first, n);
+		gf_expect_guards(test, s, len, "gen/update k=%u first=%u n=%u",
+				 k, first, n);
 	}
 }
 
@@ -329,7 +426,7 @@ static void gf_random_recov(struct kunit *test)
 	size_t len;
 	u8 *p, *q, *x, *y, *xp;
 
-	prandom_seed_state(&rs, 0x7265636f76ULL);
+	gf_seed_state(&rs, 0x7265636f76ULL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	KUNIT_ASSERT_EQ(test, gf_bufs_alloc(test, s, &rs), 0);
 	p = s->b[2 * KMAX];
@@ -352,6 +449,7 @@ static void gf_random_recov(struct kunit *test)
 			fill_rand(&rs, s->b[i], len);
 		}
 		lraid_gf_impl_c.gen_pq(k, len, d, p, q);
+		gf_guards_set(s, len);
 		for (fa = 0; fa < k; fa++) {
 			gf_expect_data_p(test, im, k, len, d, w, x, p, fa);
 
@@ -384,6 +482,7 @@ static void gf_random_recov(struct kunit *test)
 					      k, fa, fb);
 			}
 		}
+		gf_expect_guards(test, s, len, "recovery k=%u", k);
 	}
 	/* RAID5 on 32 members: 31 data blocks, P only (b[30] is free here) */
 	k = KMAX + 1;
@@ -393,6 +492,7 @@ static void gf_random_recov(struct kunit *test)
 		fill_rand(&rs, s->b[i], len);
 	}
 	lraid_gf_impl_c.xor_gen(k, len, d, p);
+	gf_guards_set(s, len);
 	memset(xp, 0x77, len);
 	lraid_gf_impl_begin(im);
 	lraid_gf_impl_gen_p(im, k, len, d, xp);
@@ -400,6 +500,7 @@ static void gf_random_recov(struct kunit *test)
 	GF_EXPECT_BUF(test, xp, p, len, "gen_p k=%u", k);
 	for (fa = 0; fa < k; fa++)
 		gf_expect_data_p(test, im, k, len, d, w, x, p, fa);
+	gf_expect_guards(test, s, len, "RAID5 k=%u", k);
 }
 
 /*
@@ -415,17 +516,21 @@ static void gf_large(struct kunit *test)
 {
 	const struct lraid_gf_impl *im = gf_param_impl(test);
 	const size_t len = GF_LARGE_LEN;
+	const size_t size = PAGE_SIZE + len + GUARD;
 	void *d[GF_LARGE_K], *w[GF_LARGE_K];
-	u8 *b[GF_LARGE_K + 6];
+	u8 *mem[GF_LARGE_K + 6], *b[GF_LARGE_K + 6];
 	u8 *p, *q, *cp, *cq, *x, *y;
 	struct rnd_state rs;
 	unsigned int i;
 
-	prandom_seed_state(&rs, 0x6c61726765ULL);
+	gf_seed_state(&rs, 0x6c61726765ULL);
 	for (i = 0; i < ARRAY_SIZE(b); i++) {
-		b[i] = kunit_kmalloc(test, len, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, b[i]);
+		/* page-aligned blocks, the streaming-store paths' case */
+		mem[i] = kunit_kmalloc(test, size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, mem[i]);
+		b[i] = PTR_ALIGN(mem[i] + GUARD, PAGE_SIZE);
 		fill_rand(&rs, b[i], len);
+		guard_set(mem[i], size, b[i], len, i);
 	}
 	for (i = 0; i < GF_LARGE_K; i++)
 		d[i] = b[i];
@@ -465,6 +570,12 @@ static void gf_large(struct kunit *test)
 	lraid_gf_impl_end(im);
 	GF_EXPECT_BUF(test, x, d[1], len, "data+P data");
 	GF_EXPECT_BUF(test, p, cp, len, "data+P P");
+	for (i = 0; i < ARRAY_SIZE(b); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    guard_bad(mem[i], size, b[i], len, i),
+				    0L,
+				    "block %u written outside its %zu bytes at that offset",
+				    i, len);
 }
 
 /*

@@ -4,7 +4,10 @@
 # for this kernel (LRAID_KDIR, see scripts/build-for), then read each suite's
 # KTAP results from debugfs. Prints PASS:/FAIL:/SKIP: per test case, a SKIP
 # per skipped parameter of a parameterised case, and a FAIL for a module
-# that does not load or a suite that did not finish.
+# that does not load or a suite that did not finish. A parity
+# implementation (lraid_gf's parameters) skipped on a CPU whose
+# /proc/cpuinfo flags list all it needs is a FAIL: its feature check is
+# wrong, and its tests did not run.
 #
 #   scripts/guest/kunit.sh --ktap SUITE FILE   only parse FILE, a saved
 #       debugfs kunit/SUITE/results (to test this parser)
@@ -53,20 +56,52 @@ ktap_suite() {
 	fi
 }
 
+# gf_flags IMPL: the /proc/cpuinfo flags lraid_gf's IMPL needs
+gf_flags() {
+	case $1 in
+	avx2) echo avx avx2 ;;
+	avx512) echo avx avx2 avx512f avx512bw avx512vl ;;
+	gfni) echo avx avx2 avx512f avx512bw avx512vl gfni ;;
+	*) return 1 ;;
+	esac
+}
+
+# skip_unexplained SUITE PARAM: succeeds, printing the flags, when PARAM
+# of SUITE names a parity implementation whose flags the CPU has
+# (LRAID_CPUINFO: another cpuinfo file, to test this with --ktap)
+skip_unexplained() {
+	local need f flags
+	[ "$1" = lraid_gf ] || return 1
+	need=$(gf_flags "${2%% *}") || return 1
+	flags=" $(sed -n 's/^flags[[:space:]]*: //p;T;q' \
+		"${LRAID_CPUINFO:-/proc/cpuinfo}") "
+	[ "$flags" != "  " ] || return 1
+	for f in $need; do
+		[[ $flags == *" $f "* ]] || return 1
+	done
+	echo "$need"
+}
+
 # ktap_case NAME NOT_OK SKIP: report the case ktap_suite has just read,
 # from its locals (suite, block, pass, failed, skipped, stats)
 ktap_case() {
-	local name=$1 notok=$2 skip=$3 p bad=''
+	local name=$1 notok=$2 skip=$3 p bad='' has wrong=()
 	local np=$((pass + ${#failed[@]} + ${#skipped[@]}))
 	local got="pass:$pass fail:${#failed[@]} skip:${#skipped[@]} total:$np"
 
 	for p in "${skipped[@]}"; do
-		echo "SKIP: kunit/$suite/$name/$p"
+		if has=$(skip_unexplained "$suite" "$p"); then
+			wrong+=("${p%% *} (the CPU lists $has)")
+		else
+			echo "SKIP: kunit/$suite/$name/$p"
+		fi
 	done
 	if [ -n "$stats" ] && [ "$stats" != "$name $got" ]; then
 		bad="parameters read $got, KUnit counted ${stats#* }"
 	elif [ ${#failed[@]} -gt 0 ]; then
 		bad="parameters failed: ${failed[*]}"
+	elif [ ${#wrong[@]} -gt 0 ]; then
+		bad="skipped on a CPU that has them: ${wrong[*]}"
 	elif [ -z "$notok$skip" ] && [ "$np" -gt 0 ] && [ $pass = 0 ]; then
 		bad="reported ok, no parameter passed"
 	fi

@@ -406,6 +406,14 @@ lr_offers() {
 	done
 }
 
+# lr_zeroes_served: the write-zeroes since lr_klog_mark was served by
+# lraid's members, none refused it (lraid would then write zero pages, and
+# stop offering write-zeroes), and /dev/lraid0 still offers both
+lr_zeroes_served() {
+	! lr_klog_has "refused" || lr_fail "a member refused: $(lr_klog)"
+	lr_offers /dev/lraid0 1 1
+}
+
 # lr_stat FIELD [DISK]: field FIELD (1-based, Documentation/block/stat.rst:
 # 1 reads, 5 writes, 9 in flight, ...) of /sys/block/DISK/stat (lraid0)
 lr_stat() {

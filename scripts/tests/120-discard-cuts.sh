@@ -85,8 +85,7 @@ for cfg in "5 4" "5 5" "6 7" "6 8"; do
 	writes=$(($(lr_stat 5) - writes))
 	[ "$writes" = 1 ] ||
 		lr_fail "write-zeroes $start+$len: $writes writes counted, want 1 (written as zero pages?)"
-	lr_offers /dev/lraid0 1 1
-	! lr_klog_has "refused" || lr_fail "a member refused: $(lr_klog)"
+	lr_zeroes_served
 	expect_zero "$img" $start $len
 	compare_img "$img" "write-zeroes $start+$len"
 

@@ -10,11 +10,19 @@
  * survive an overrun that XORs an odd number of such guards, or old and
  * new data that agree past the end).
  *
+ * The data are random from a seed printed first: LRAID_GF_SEED=N repeats
+ * a run, by default each run takes a new one from the clock.
+ *
+ * An implementation is skipped only if this CPU lacks it: the flags the
+ * kernel shows in /proc/cpuinfo are read on their own, so a feature check
+ * that wrongly turned an implementation down fails rather than skips.
+ *
  * Output: one "PASS: name", "FAIL: name" or "SKIP: name (reason)" per case.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <isa-l/erasure_code.h>
 #include <isa-l/raid.h>
@@ -75,7 +83,8 @@ struct tbuf {
 	size_t len;
 };
 
-static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+static unsigned long long seed;	/* printed first, and with each FAIL */
+static unsigned long long rng;	/* xorshift64 from the seed: never 0 */
 
 static u32 rnd(void)
 {
@@ -239,9 +248,12 @@ static void isal_pq(unsigned int k, size_t len, void *const *d, u8 *p, u8 *q)
 
 static void report(bool ok, const char *impl, const char *what)
 {
-	printf("%s: gf %s %s\n", ok ? "PASS" : "FAIL", impl, what);
-	if (!ok)
-		failures++;
+	if (ok) {
+		printf("PASS: gf %s %s\n", impl, what);
+		return;
+	}
+	printf("FAIL: gf %s %s (LRAID_GF_SEED=%llu)\n", impl, what, seed);
+	failures++;
 }
 
 /* gen_pq (k <= 30) and gen_p (k <= 31) of one random stripe */
@@ -656,12 +668,80 @@ static bool check_calls(const struct lraid_gf_impl *im)
 	return ok;
 }
 
+/*
+ * Whether the "flags" line of /proc/cpuinfo names every flag of @need
+ * (space separated); -1 if it cannot be read.
+ */
+static int cpuinfo_has(const char *need)
+{
+	static char flags[8192];
+	char want[64], *line = NULL;
+	const char *n = need;
+	size_t cap = 0;
+	int len;
+	FILE *f;
+
+	if (!flags[0]) {
+		f = fopen("/proc/cpuinfo", "r");
+		if (!f)
+			return -1;
+		while (getline(&line, &cap, f) > 0) {
+			if (strncmp(line, "flags", 5))
+				continue;
+			/* " flag flag ... flag " for whole-word matches */
+			snprintf(flags, sizeof(flags), " %s",
+				 strchr(line, ':') ? strchr(line, ':') + 1 : "");
+			flags[strcspn(flags, "\n")] = '\0';
+			strncat(flags, " ", sizeof(flags) - strlen(flags) - 1);
+			break;
+		}
+		free(line);
+		fclose(f);
+		if (!flags[0])
+			return -1;
+	}
+	while (sscanf(n, "%62s%n", want + 1, &len) == 1) {
+		want[0] = ' ';
+		strcat(want, " ");
+		if (!strstr(flags, want))
+			return 0;
+		n += len;
+	}
+	return 1;
+}
+
+/* The cpuinfo flags each SIMD implementation needs. */
+static const char *impl_flags(const char *name)
+{
+	if (!strcmp(name, "avx2"))
+		return "avx avx2";
+	if (!strcmp(name, "avx512"))
+		return "avx avx2 avx512f avx512bw avx512vl";
+	if (!strcmp(name, "gfni"))
+		return "avx avx2 avx512f avx512bw avx512vl gfni";
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, scale = 1;
+	const char *env = getenv("LRAID_GF_SEED");
 
 	if (argc > 1)
 		scale = atoi(argv[1]) ? atoi(argv[1]) : 1;
+	if (env && *env) {
+		seed = strtoull(env, NULL, 0);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (unsigned long long)ts.tv_sec * 1000000007ULL ^
+		       (unsigned long long)ts.tv_nsec;
+	}
+	seed &= 0xffffffffffffULL;	/* short enough to retype */
+	rng = seed ^ 0x9e3779b97f4a7c15ULL;
+	printf("gf_test: seed %llu (LRAID_GF_SEED=%llu repeats this run)\n",
+	       seed, seed);
 	report(check_tables(), "tables", "vs ISA-L gf_mul/gf_inv");
 	check_select();
 	for (i = 0; lraid_gf_impls[i]; i++) {
@@ -669,7 +749,19 @@ int main(int argc, char **argv)
 		const char *why = "unsupported";
 
 		if (!lraid_gf_impl_supported(im, &why)) {
-			printf("SKIP: gf %s (%s)\n", im->name, why);
+			const char *need = impl_flags(im->name);
+			int has = need ? cpuinfo_has(need) : 1;
+
+			if (has > 0) {
+				/* the C baseline, or a CPU that has it all */
+				printf("FAIL: gf %s turned down (%s) on a CPU whose /proc/cpuinfo flags list %s\n",
+				       im->name, why, need ? need : "-");
+				failures++;
+			} else {
+				printf("SKIP: gf %s (%s%s)\n", im->name, why,
+				       has < 0 ? "; /proc/cpuinfo unreadable" :
+				       "");
+			}
 			continue;
 		}
 		report(check_gen(im, 200 * scale), im->name,
