@@ -82,10 +82,10 @@ static int usage(void)
 		"         [--layout left-symmetric] [--assume-clean] [--run] MEMBER...\n"
 		"  %s assemble [--run] [--no-degraded] [--force] lraidN MEMBER...\n"
 		"  %s assemble --scan [--run] [--no-degraded] [--force] [lraidN]\n"
-		"  %s stop lraidN\n"
+		"  %s stop lraidN | --scan\n"
 		"  %s fail lraidN MEMBER\n"
-		"  %s detail [--json] lraidN\n"
-		"  %s examine [--json] MEMBER...\n"
+		"  %s detail [--json] lraidN | --scan\n"
+		"  %s examine [--json] MEMBER... | --scan\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
@@ -121,6 +121,12 @@ static int parse_array(const char *s, uint32_t *index)
 	}
 	*index = n;
 	return 0;
+}
+
+/* --scan or -s: the arrays, not one (stop, detail, examine) */
+static bool is_scan(const char *arg)
+{
+	return !strcmp(arg, "--scan") || !strcmp(arg, "-s");
 }
 
 /* SIZE with an optional K/M suffix; a bare number is << @shift (mdadm: KiB) */
@@ -1177,33 +1183,39 @@ static const char *held_by(const struct scan_dev *d)
 }
 
 /*
- * Running arrays: *@busy gets a bit per number in use (or being created)
- * and @uuids the UUID of each array running. Returns 0, or -1 (printed).
+ * The arrays running now, one bit per number in @running, and with their
+ * UUIDs in @uuids if given; those being created or assembled (EBUSY) have
+ * their bit in @creating instead.
  */
-static int scan_running(int ctl, uint8_t *busy, uint8_t (*uuids)[16])
+static int list_arrays(int ctl, uint8_t *running, uint8_t *creating,
+		       uint8_t (*uuids)[16])
 {
 	struct lraid_ioc_info c;
 	int i;
 
-	memset(busy, 0, LRAID_MAX_ARRAYS / 8);
+	memset(running, 0, LRAID_MAX_ARRAYS / 8);
+	memset(creating, 0, LRAID_MAX_ARRAYS / 8);
 	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
 		memset(&c, 0, sizeof(c));
 		c.index = i;
-		if (ioctl(ctl, LRAID_IOC_INFO, &c)) {
-			if (errno == ENODEV)
-				continue;	/* free */
-			if (errno != EBUSY) {
-				err("cannot list the running arrays: lraid%d: %s",
-				    i, strerror(errno));
-				return -1;
-			}
-			memset(uuids[i], 0, sizeof(uuids[i]));
-		} else {
-			memcpy(uuids[i], c.uuid, sizeof(c.uuid));
+		if (!ioctl(ctl, LRAID_IOC_INFO, &c)) {
+			running[i / 8] |= 1 << (i % 8);
+			if (uuids)
+				memcpy(uuids[i], c.uuid, sizeof(c.uuid));
+		} else if (errno == EBUSY) {
+			creating[i / 8] |= 1 << (i % 8);
+		} else if (errno != ENODEV) {	/* ENODEV: free */
+			err("cannot list the running arrays: lraid%d: %s", i,
+			    strerror(errno));
+			return -1;
 		}
-		busy[i / 8] |= 1 << (i % 8);
 	}
 	return 0;
+}
+
+static bool bit_set(const uint8_t *map, int i)
+{
+	return map[i / 8] & (1 << (i % 8));
 }
 
 /* Whether @d is one of the devices of array @ref scan_members() weighs. */
@@ -1302,7 +1314,7 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 		if (idx < 0)
 			continue;
 		arr[i].why = "that number is in use";
-		if (busy[idx / 8] & (1 << (idx % 8)))
+		if (bit_set(busy, idx))
 			continue;
 		arr[i].why = "another array found has that name too";
 		for (j = 0; j < na; j++)
@@ -1324,7 +1336,7 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 			return -1;
 		}
 		for (idx = LRAID_MAX_ARRAYS - 1; idx >= 0; idx--)
-			if (!(busy[idx / 8] & (1 << (idx % 8))))
+			if (!bit_set(busy, idx))
 				break;
 		arr[i].index = idx;
 		if (idx >= 0)
@@ -1351,6 +1363,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 {
 	static uint8_t uuids[LRAID_MAX_ARRAYS][16];
 	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
+	static uint8_t creating[LRAID_MAX_ARRAYS / 8];
 	char *paths[LRAID_MAX_MEMBERS_ABI];
 	struct scan_array *arr = NULL;
 	struct scan_dev *devs = NULL;
@@ -1389,8 +1402,10 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		err("out of memory");
 		goto out;
 	}
-	if (scan_running(ctl, busy, uuids))
+	if (list_arrays(ctl, busy, creating, uuids))
 		goto out;
+	for (i = 0; i < LRAID_MAX_ARRAYS / 8; i++)
+		busy[i] |= creating[i];	/* numbers in use either way */
 	for (i = 0; i < n; i++) {
 		const struct lraid_sb_info *sb = &devs[i].sb;
 
@@ -1403,7 +1418,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		arr[na].first = i;
 		arr[na].running = -1;
 		for (j = 0; j < LRAID_MAX_ARRAYS; j++)
-			if ((busy[j / 8] & (1 << (j % 8))) &&
+			if (bit_set(busy, j) && !bit_set(creating, j) &&
 			    !memcmp(uuids[j], sb->uuid, sizeof(sb->uuid)))
 				arr[na].running = j;
 		na++;
@@ -1521,42 +1536,90 @@ static bool being_created(int ctl, unsigned int index)
 }
 
 /*
- * Stop. A busy array is tried again for up to a second: udev and blkid
- * open a new disk briefly right after it appears, so a stop straight
- * after create or assemble would otherwise fail now and then.
+ * Stop array @index: 0, or the errno (said). A busy array is tried again
+ * for up to a second: udev and blkid open a new disk briefly right after
+ * it appears, so a stop straight after create or assemble would otherwise
+ * fail now and then.
  */
-static int cmd_stop(int argc, char **argv)
+static int stop_one(int ctl, uint32_t index)
 {
-	struct lraid_ioc_stop c = { 0 };
-	int ctl, tries = 0;
+	struct lraid_ioc_stop c = { .index = index };
+	int tries = 0;
 
-	if (argc != 2)
-		return usage();
-	if (parse_array(argv[1], &c.index))
-		return 1;
-	ctl = open_control();
-	if (ctl < 0)
-		return 1;
 	while (ioctl(ctl, LRAID_IOC_STOP, &c)) {
 		int e = errno;
 
 		if (e == EBUSY && being_created(ctl, c.index)) {
 			err("stop lraid%u failed: %s (" BEING_CREATED "; wait, or interrupt that command)",
 			    c.index, strerror(e));
-		} else if (e == EBUSY && ++tries < 5) {
+			return e;
+		}
+		if (e == EBUSY && ++tries < 5) {
 			usleep(200000);
 			continue;
-		} else {
-			err("stop lraid%u failed: %s%s", c.index, strerror(e),
-			    e == EBUSY ? " (in use: mounted, open, or part of another device)" :
-			    e == ENODEV ? " (array not running)" :
-			    errno_hint(e));
 		}
+		err("stop lraid%u failed: %s%s", c.index, strerror(e),
+		    e == EBUSY ? " (in use: mounted, open, or part of another device)" :
+		    e == ENODEV ? " (array not running)" :
+		    errno_hint(e));
+		return e;
+	}
+	return 0;
+}
+
+/*
+ * stop --scan: every running array, as mdadm --stop --scan; each one
+ * stopped is named on stderr, as mdadm does, and each one that cannot be
+ * (in use) said why. lraid arrays are never members of one another, so
+ * no order is needed. Arrays still being created or assembled are named
+ * and left alone.
+ */
+static int stop_all(void)
+{
+	uint8_t todo[LRAID_MAX_ARRAYS / 8], busy[LRAID_MAX_ARRAYS / 8];
+	int ctl, i, e, ret = 0;
+
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (list_arrays(ctl, todo, busy, NULL)) {
 		close(ctl);
 		return 1;
 	}
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		if (bit_set(busy, i)) {
+			err("lraid%d not stopped: " BEING_CREATED, i);
+			ret = 1;
+		}
+		if (!bit_set(todo, i))
+			continue;
+		e = stop_one(ctl, i);
+		if (!e)
+			err("stopped /dev/lraid%d", i);
+		else if (e != ENODEV)	/* ENODEV: stopped meanwhile */
+			ret = 1;
+	}
 	close(ctl);
-	return 0;
+	return ret;
+}
+
+static int cmd_stop(int argc, char **argv)
+{
+	uint32_t index;
+	int ctl, ret;
+
+	if (argc == 2 && is_scan(argv[1]))
+		return stop_all();
+	if (argc != 2)
+		return usage();
+	if (parse_array(argv[1], &index))
+		return 1;
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	ret = stop_one(ctl, index);
+	close(ctl);
+	return ret ? 1 : 0;
 }
 
 static int cmd_fail(int argc, char **argv)
@@ -1712,6 +1775,46 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* One line per array, as mdadm.conf's and mdadm --detail --scan's. */
+static void array_line(const char *dev, unsigned int level,
+		       unsigned int members, const uint8_t *uuid)
+{
+	char u[40];
+
+	uuid_str(uuid, u);
+	printf("ARRAY %s level=raid%u num-devices=%u UUID=%s\n", dev, level,
+	       members, u);
+}
+
+/* detail --scan: an ARRAY line per running array, lowest number first. */
+static int detail_all(void)
+{
+	uint8_t running[LRAID_MAX_ARRAYS / 8], creating[LRAID_MAX_ARRAYS / 8];
+	struct lraid_ioc_info c;
+	char dev[32];
+	int ctl, i;
+
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (list_arrays(ctl, running, creating, NULL)) {
+		close(ctl);
+		return 1;
+	}
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		if (!bit_set(running, i))
+			continue;
+		memset(&c, 0, sizeof(c));
+		c.index = i;
+		if (ioctl(ctl, LRAID_IOC_INFO, &c))
+			continue;	/* stopped since */
+		snprintf(dev, sizeof(dev), "/dev/lraid%d", i);
+		array_line(dev, c.level, c.nr_members, c.uuid);
+	}
+	close(ctl);
+	return 0;
+}
+
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
@@ -1719,7 +1822,9 @@ static int cmd_detail(int argc, char **argv)
 	int json, ctl, i;
 	char uuid[40];
 
-	if (parse_json_name(argc, argv, &json, &name))
+	if (argc == 2 && is_scan(argv[1]))
+		return detail_all();
+	if (parse_json_name(argc, argv, &json, &name) || is_scan(name))
 		return usage();
 	memset(&c, 0, sizeof(c));
 	if (parse_array(name, &c.index))
@@ -1881,10 +1986,50 @@ static int examine_one(const char *dev, int json, int sep)
  * member that cannot be read is reported and the others still shown;
  * the exit status is 1 if any could not.
  */
+/*
+ * examine --scan: an ARRAY line per array whose superblock a device in
+ * /proc/partitions carries (as mdadm --examine --scan), from the newest
+ * copy, under the name it assembles as when that number is free.
+ */
+static int examine_all(void)
+{
+	struct scan_dev *devs;
+	int n, i, j, best, denied;
+	char dev[LRAID_SB_NAME_LEN + 8];
+
+	n = scan_devices(&devs, &denied);
+	if (n < 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		const uint8_t *u = devs[i].sb.uuid;
+
+		for (j = 0; j < i; j++)
+			if (!memcmp(devs[j].sb.uuid, u, 16))
+				break;
+		if (j < i)
+			continue;	/* each array once */
+		best = i;
+		for (j = i + 1; j < n; j++)
+			if (!memcmp(devs[j].sb.uuid, u, 16) &&
+			    devs[j].sb.events > devs[best].sb.events)
+				best = j;
+		snprintf(dev, sizeof(dev), "/dev/%s", devs[best].sb.name);
+		array_line(dev, devs[best].sb.level, devs[best].sb.nr_members,
+			   u);
+	}
+	if (denied)
+		err("warning: %d devices could not be opened (not root?)",
+		    denied);
+	free(devs);
+	return 0;
+}
+
 static int cmd_examine(int argc, char **argv)
 {
 	int i, json = 0, n = 0, shown = 0, ret = 0;
 
+	if (argc == 2 && is_scan(argv[1]))
+		return examine_all();
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			json = 1;

@@ -27,6 +27,12 @@
 #  - two arrays named lraid1 (another array created under that name while
 #    the RAID6 one was stopped): `--scan lraid1` refuses, a full scan
 #    assembles neither as lraid1 and each with its own data;
+#  - with the three running: detail --scan prints an ARRAY line per
+#    running array, examine --scan one per array found on the devices
+#    (under the name it carries), each once whatever the number of copies;
+#    stop --scan with one array held open stops the other two, names the
+#    busy one and exits 1; once it is closed, stops it; then has nothing
+#    to do (exit 0, silent);
 #  - an array name nothing carries, and --force without a name, are
 #    errors.
 set -euo pipefail
@@ -82,12 +88,13 @@ started() {
 	[ "$got" = "$*" ] || lr_fail "scan started '$got', wanted '$*'"
 }
 
-# said TEXT: the last scan said TEXT
+# said TEXT: the last scan (or examine/stop --scan) said TEXT
 said() {
 	grep -qF -- "$1" "$LR_TMP/err" || lr_fail "scan did not say '$1'"
 }
 
-# lines N: the last scan printed N lines of messages
+# lines N: the last scan (or examine/stop --scan) printed N lines of
+# messages
 lines() {
 	local got
 	got=$(wc -l <"$LR_TMP/err")
@@ -269,7 +276,57 @@ for a in lraid254 lraid255; do
 	*) lr_fail "$a runs neither lraid1" ;;
 	esac
 done
-stop lraid0 lraid254 lraid255
+
+lr_log "detail --scan, examine --scan, stop --scan"
+# array LEVEL MEMBERS UUID DEV: the ARRAY line of that array as DEV
+array() {
+	echo "ARRAY $4 level=raid$1 num-devices=$2 UUID=$3"
+}
+{
+	array 5 3 "$u5" /dev/lraid0
+	for a in lraid254 lraid255; do
+		case $(uuid "$a" detail) in
+		"$u6") array 6 4 "$u6" /dev/$a ;;
+		*) array 5 3 "$ux" /dev/$a ;;
+		esac
+	done
+} >"$LR_TMP/want"
+"$LRAIDCTL" detail --scan >"$LR_TMP/got" || lr_fail "detail --scan failed"
+sed 's/^/    /' "$LR_TMP/got"
+diff -u "$LR_TMP/want" "$LR_TMP/got" || lr_fail "detail --scan is not one line per running array"
+{
+	array 5 3 "$u5" /dev/lraid0
+	array 5 3 "$ux" /dev/lraid1
+	array 6 4 "$u6" /dev/lraid1
+} | sort >"$LR_TMP/want"
+"$LRAIDCTL" examine -s 2>"$LR_TMP/err" >"$LR_TMP/got.raw" ||
+	lr_fail "examine --scan failed"
+sed 's/^/    /' "$LR_TMP/err" "$LR_TMP/got.raw"
+sort "$LR_TMP/got.raw" >"$LR_TMP/got"
+diff -u "$LR_TMP/want" "$LR_TMP/got" || lr_fail "examine --scan is not one line per array found"
+said "warning: $bad has an lraid superblock that is not valid"
+lr_settle
+held=/dev/lraid254
+exec 7<"$held"
+rc=0
+"$LRAIDCTL" stop --scan 2>"$LR_TMP/err" || rc=$?
+"$LRAIDCTL" detail -s >"$LR_TMP/got"
+exec 7<&-
+sed 's/^/    /' "$LR_TMP/err"
+[ "$rc" = 1 ] || lr_fail "stop --scan with $held open: exit $rc, wanted 1"
+said "stop ${held#/dev/} failed: Device or resource busy (in use: mounted, open, or part of another device)"
+for a in /dev/lraid0 /dev/lraid254 /dev/lraid255; do
+	[ "$a" = "$held" ] || said "stopped $a"
+done
+lines 3
+[ "$(awk '{ print $2 }' "$LR_TMP/got" | xargs)" = "$held" ] ||
+	lr_fail "after stop --scan, detail --scan lists $(xargs <"$LR_TMP/got"), wanted $held alone"
+"$LRAIDCTL" stop -s 2>"$LR_TMP/err" || lr_fail "stop --scan of $held, closed: failed"
+said "stopped $held"
+lines 1
+"$LRAIDCTL" stop --scan 2>"$LR_TMP/err" || lr_fail "stop --scan with none running failed"
+lines 0
+[ -z "$("$LRAIDCTL" detail --scan)" ] || lr_fail "detail --scan lists arrays after all stopped"
 
 lr_log "no array of that name; --force without a name"
 scan 1 lraid7
