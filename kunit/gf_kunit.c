@@ -10,7 +10,7 @@
  *    update_pq (RAID5 and RAID6) and every recovery case.
  *
  * The random cases start from a seed drawn at load and named in every
- * failure: "insmod lraid_gf_kunit.ko seed=N" repeats a run. Every buffer
+ * failure: "insmod gf_kunit.ko seed=N" repeats a run. Every buffer
  * sits between guard bytes of its own pattern, checked after each case, so
  * a write past either end of a block fails too.
  *
@@ -38,9 +38,17 @@ MODULE_PARM_DESC(seed, "seed of the random cases (default: drawn at load)");
 /* The random cases' state: the load's seed, then one stream per case. */
 static void gf_seed_state(struct rnd_state *rs, u64 salt)
 {
+	prandom_seed_state(rs, (u64)gf_seed ^ salt);
+}
+
+/* Drawn and logged before any case runs: a crash still names it. */
+static int gf_suite_init(struct kunit_suite *suite)
+{
 	if (!gf_seed)
 		gf_seed = get_random_u32() | 1;
-	prandom_seed_state(rs, (u64)gf_seed ^ salt);
+	pr_info("%s: seed=%lu (insmod gf_kunit.ko seed=%lu repeats it)\n",
+		suite->name, gf_seed, gf_seed);
+	return 0;
 }
 
 /* ---- known answers (ISA-L 2.30, see Documentation/parity.rst) ---- */
@@ -158,7 +166,7 @@ static int gf_bufs_alloc(struct kunit *test, struct gf_bufs *s,
 		s->mem[i] = kunit_kmalloc(test, GF_MEM, GFP_KERNEL);
 		if (!s->mem[i])
 			return -ENOMEM;
-		/* page-ish aligned mostly, any 8-byte offset sometimes */
+		/* 64-byte aligned mostly, any 8-byte offset sometimes */
 		s->b[i] = s->mem[i] + GUARD +
 			  (rs && prandom_u32_state(rs) % 2 ?
 			   8 * (prandom_u32_state(rs) % 8) : 0);
@@ -525,12 +533,20 @@ static void gf_large(struct kunit *test)
 
 	gf_seed_state(&rs, 0x6c61726765ULL);
 	for (i = 0; i < ARRAY_SIZE(b); i++) {
-		/* page-aligned blocks, the streaming-store paths' case */
-		mem[i] = kunit_kmalloc(test, size, GFP_KERNEL);
+		/*
+		 * page-aligned blocks, the streaming-store paths' case; the
+		 * data blocks end where their allocation does, so that KASAN
+		 * sees a read past them, the others have guards after them
+		 */
+		size_t sz = i < GF_LARGE_K ? PAGE_SIZE + len : size;
+
+		mem[i] = kunit_kmalloc(test, sz, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, mem[i]);
-		b[i] = PTR_ALIGN(mem[i] + GUARD, PAGE_SIZE);
+		b[i] = mem[i] + sz - len - (i < GF_LARGE_K ? 0 : GUARD);
+		KUNIT_ASSERT_TRUE(test,
+				  IS_ALIGNED((unsigned long)b[i], PAGE_SIZE));
 		fill_rand(&rs, b[i], len);
-		guard_set(mem[i], size, b[i], len, i);
+		guard_set(mem[i], sz, b[i], len, i);
 	}
 	for (i = 0; i < GF_LARGE_K; i++)
 		d[i] = b[i];
@@ -572,10 +588,12 @@ static void gf_large(struct kunit *test)
 	GF_EXPECT_BUF(test, p, cp, len, "data+P P");
 	for (i = 0; i < ARRAY_SIZE(b); i++)
 		KUNIT_EXPECT_EQ_MSG(test,
-				    guard_bad(mem[i], size, b[i], len, i),
+				    guard_bad(mem[i], i < GF_LARGE_K ?
+					      PAGE_SIZE + len : size,
+					      b[i], len, i),
 				    0L,
-				    "block %u written outside its %zu bytes at that offset",
-				    i, len);
+				    "block %u written outside its %zu bytes at that offset (seed=%lu)",
+				    i, len, gf_seed);
 }
 
 /*
@@ -617,6 +635,7 @@ static struct kunit_case lraid_gf_cases[] = {
 
 static struct kunit_suite lraid_gf_suite = {
 	.name = "lraid_gf",
+	.suite_init = gf_suite_init,
 	.test_cases = lraid_gf_cases,
 };
 

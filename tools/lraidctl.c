@@ -82,10 +82,10 @@ static int usage(void)
 		"         [--layout left-symmetric] [--assume-clean] [--run] MEMBER...\n"
 		"  %s assemble [--run] [--no-degraded] [--force] lraidN MEMBER...\n"
 		"  %s assemble --scan [--run] [--no-degraded] [--force] [lraidN]\n"
-		"  %s stop lraidN | --scan\n"
+		"  %s stop --scan | lraidN\n"
 		"  %s fail lraidN MEMBER\n"
-		"  %s detail [--json] lraidN | --scan\n"
-		"  %s examine [--json] MEMBER... | --scan\n"
+		"  %s detail --scan | [--json] lraidN\n"
+		"  %s examine --scan | [--json] MEMBER...\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
@@ -1041,10 +1041,11 @@ static bool suspended(const char *sysname)
 /*
  * Every block device in /proc/partitions (mdadm's "DEVICE partitions")
  * that carries an lraid superblock, into *@out; returns how many, or -1
- * (printed). Each is opened exclusively first, as mdadm does, to learn
- * whether something holds it (a running array's member, a disk under a
- * device-mapper table, a mounted file system); scan_members() decides
- * what that means. Skipped without a word: devices without the magic,
+ * (printed). With @probe_use, each is opened exclusively first, as mdadm's
+ * assemble does, to learn whether something holds it (a running array's
+ * member, a disk under a device-mapper table, a mounted file system);
+ * scan_members() decides what that means. Without (examine), shared only,
+ * so that nothing else finds the device claimed for a moment. Skipped without a word: devices without the magic,
  * lraid's own arrays (never members), and device-mapper devices that are
  * suspended or built on one (a read would wait for the resume; one
  * suspended after this check still makes the scan wait). A device with
@@ -1052,7 +1053,7 @@ static bool suspended(const char *sysname)
  * named and skipped; devices that cannot be opened for want of
  * permission are counted in *@denied.
  */
-static int scan_devices(struct scan_dev **out, int *denied)
+static int scan_devices(struct scan_dev **out, int *denied, bool probe_use)
 {
 	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
 	struct scan_dev *devs = NULL, *grown;
@@ -1095,7 +1096,8 @@ static int scan_devices(struct scan_dev **out, int *denied)
 				*p = '!';
 		if (suspended(sysname))
 			continue;
-		ret = read_sb_block(path, block, &in_use, msg, sizeof(msg));
+		ret = read_sb_block(path, block, probe_use ? &in_use : NULL,
+				    msg, sizeof(msg));
 		if (ret == -ENOMEDIUM)
 			continue;	/* an empty drive */
 		if (ret == -EACCES || ret == -EPERM) {
@@ -1394,7 +1396,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 			close(lock);
 		lock = -1;
 	}
-	n = scan_devices(&devs, &denied);
+	n = scan_devices(&devs, &denied, true);
 	if (n < 0)
 		goto out;
 	arr = calloc(n ? n : 1, sizeof(*arr));
@@ -1536,12 +1538,13 @@ static bool being_created(int ctl, unsigned int index)
 }
 
 /*
- * Stop array @index: 0, or the errno (said). A busy array is tried again
+ * Stop array @index: 0, or the errno (said, but for ENODEV if
+ * @quiet_gone: stopped meanwhile, by another stop --scan say). A busy array is tried again
  * for up to a second: udev and blkid open a new disk briefly right after
  * it appears, so a stop straight after create or assemble would otherwise
  * fail now and then.
  */
-static int stop_one(int ctl, uint32_t index)
+static int stop_one(int ctl, uint32_t index, bool quiet_gone)
 {
 	struct lraid_ioc_stop c = { .index = index };
 	int tries = 0;
@@ -1558,10 +1561,11 @@ static int stop_one(int ctl, uint32_t index)
 			usleep(200000);
 			continue;
 		}
-		err("stop lraid%u failed: %s%s", c.index, strerror(e),
-		    e == EBUSY ? " (in use: mounted, open, or part of another device)" :
-		    e == ENODEV ? " (array not running)" :
-		    errno_hint(e));
+		if (e != ENODEV || !quiet_gone)
+			err("stop lraid%u failed: %s%s", c.index, strerror(e),
+			    e == EBUSY ? " (in use: mounted, open, or part of another device)" :
+			    e == ENODEV ? " (array not running)" :
+			    errno_hint(e));
 		return e;
 	}
 	return 0;
@@ -1593,7 +1597,7 @@ static int stop_all(void)
 		}
 		if (!bit_set(todo, i))
 			continue;
-		e = stop_one(ctl, i);
+		e = stop_one(ctl, i, true);
 		if (!e)
 			err("stopped /dev/lraid%d", i);
 		else if (e != ENODEV)	/* ENODEV: stopped meanwhile */
@@ -1617,7 +1621,7 @@ static int cmd_stop(int argc, char **argv)
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
-	ret = stop_one(ctl, index);
+	ret = stop_one(ctl, index, false);
 	close(ctl);
 	return ret ? 1 : 0;
 }
@@ -1981,15 +1985,10 @@ static int examine_one(const char *dev, int json, int sep)
 }
 
 /*
- * examine [--json] MEMBER...: every member in turn, as mdadm --examine;
- * text blocks separated by a blank line, JSON one object per line. A
- * member that cannot be read is reported and the others still shown;
- * the exit status is 1 if any could not.
- */
-/*
  * examine --scan: an ARRAY line per array whose superblock a device in
  * /proc/partitions carries (as mdadm --examine --scan), from the newest
- * copy, under the name it assembles as when that number is free.
+ * copy, under the name it assembles as when that number is free. Exit 1
+ * when devices could not be opened and nothing was found (not root).
  */
 static int examine_all(void)
 {
@@ -1997,7 +1996,7 @@ static int examine_all(void)
 	int n, i, j, best, denied;
 	char dev[LRAID_SB_NAME_LEN + 8];
 
-	n = scan_devices(&devs, &denied);
+	n = scan_devices(&devs, &denied, false);
 	if (n < 0)
 		return 1;
 	for (i = 0; i < n; i++) {
@@ -2021,9 +2020,15 @@ static int examine_all(void)
 		err("warning: %d devices could not be opened (not root?)",
 		    denied);
 	free(devs);
-	return 0;
+	return denied && !n;
 }
 
+/*
+ * examine [--json] MEMBER...: every member in turn, as mdadm --examine;
+ * text blocks separated by a blank line, JSON one object per line. A
+ * member that cannot be read is reported and the others still shown;
+ * the exit status is 1 if any could not.
+ */
 static int cmd_examine(int argc, char **argv)
 {
 	int i, json = 0, n = 0, shown = 0, ret = 0;

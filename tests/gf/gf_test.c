@@ -700,7 +700,7 @@ static int cpuinfo_has(const char *need)
 		if (!flags[0])
 			return -1;
 	}
-	while (sscanf(n, "%62s%n", want + 1, &len) == 1) {
+	while (sscanf(n, "%61s%n", want + 1, &len) == 1) {
 		want[0] = ' ';
 		strcat(want, " ");
 		if (!strstr(flags, want))
@@ -710,16 +710,48 @@ static int cpuinfo_has(const char *need)
 	return 1;
 }
 
-/* The cpuinfo flags each SIMD implementation needs. */
-static const char *impl_flags(const char *name)
+/*
+ * What each SIMD implementation needs: flags in /proc/cpuinfo, and state
+ * the OS enabled in XCR0 (SSE and YMM; AVX-512 adds opmask, ZMM_Hi256
+ * and Hi16_ZMM).
+ */
+static const struct impl_need {
+	const char *name, *flags;
+	unsigned long long xcr0;
+} impl_needs[] = {
+	{ "avx2", "xsave avx avx2", 0x06 },
+	{ "avx512", "xsave avx avx2 avx512f avx512bw avx512vl", 0xe6 },
+	{ "gfni", "xsave avx avx2 avx512f avx512bw avx512vl gfni", 0xe6 },
+};
+
+static unsigned long long xcr0(void)
 {
-	if (!strcmp(name, "avx2"))
-		return "avx avx2";
-	if (!strcmp(name, "avx512"))
-		return "avx avx2 avx512f avx512bw avx512vl";
-	if (!strcmp(name, "gfni"))
-		return "avx avx2 avx512f avx512bw avx512vl gfni";
-	return NULL;
+	unsigned int lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return (unsigned long long)hi << 32 | lo;
+}
+
+/*
+ * 1 if this CPU and OS have all that SIMD implementation @im needs, 0 if
+ * not, -1 if that cannot be told (no /proc/cpuinfo, a name not listed).
+ */
+static int cpu_has_impl(const struct lraid_gf_impl *im)
+{
+	unsigned int i;
+	int has;
+
+	for (i = 0; i < ARRAY_SIZE(impl_needs); i++) {
+		if (strcmp(im->name, impl_needs[i].name))
+			continue;
+		has = cpuinfo_has(impl_needs[i].flags);
+		/* XGETBV once cpuinfo says XSAVE: the kernel set OSXSAVE */
+		if (has > 0 &&
+		    (xcr0() & impl_needs[i].xcr0) != impl_needs[i].xcr0)
+			has = 0;
+		return has;
+	}
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -729,8 +761,16 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		scale = atoi(argv[1]) ? atoi(argv[1]) : 1;
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* the seed before any crash */
 	if (env && *env) {
-		seed = strtoull(env, NULL, 0);
+		char *end;
+
+		errno = 0;
+		seed = strtoull(env, &end, 0);
+		if (errno || *end) {
+			fprintf(stderr, "LRAID_GF_SEED=%s is not a number\n", env);
+			return 2;
+		}
 	} else {
 		struct timespec ts;
 
@@ -740,7 +780,7 @@ int main(int argc, char **argv)
 	}
 	seed &= 0xffffffffffffULL;	/* short enough to retype */
 	rng = seed ^ 0x9e3779b97f4a7c15ULL;
-	printf("gf_test: seed %llu (LRAID_GF_SEED=%llu repeats this run)\n",
+	printf("gf_test: seed %llu (LRAID_GF_SEED=%llu repeats this run, with the same arguments)\n",
 	       seed, seed);
 	report(check_tables(), "tables", "vs ISA-L gf_mul/gf_inv");
 	check_select();
@@ -748,18 +788,19 @@ int main(int argc, char **argv)
 		const struct lraid_gf_impl *im = lraid_gf_impls[i];
 		const char *why = "unsupported";
 
+		/* each its own stream: a seed repeats one implementation */
+		rng = (seed + i + 1) * 0x9e3779b97f4a7c15ULL | 1;
 		if (!lraid_gf_impl_supported(im, &why)) {
-			const char *need = impl_flags(im->name);
-			int has = need ? cpuinfo_has(need) : 1;
+			int has = im->simd ? cpu_has_impl(im) : 1;
 
 			if (has > 0) {
-				/* the C baseline, or a CPU that has it all */
-				printf("FAIL: gf %s turned down (%s) on a CPU whose /proc/cpuinfo flags list %s\n",
-				       im->name, why, need ? need : "-");
+				/* the C baseline, or a CPU and OS with it all */
+				printf("FAIL: gf %s turned down (%s) on a CPU whose /proc/cpuinfo flags and XCR0 have all it needs\n",
+				       im->name, why);
 				failures++;
 			} else {
 				printf("SKIP: gf %s (%s%s)\n", im->name, why,
-				       has < 0 ? "; /proc/cpuinfo unreadable" :
+				       has < 0 ? "; what it needs is not known here" :
 				       "");
 			}
 			continue;
