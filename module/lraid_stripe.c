@@ -741,6 +741,31 @@ static void lraid_op_compute(struct lraid_op *op)
 	lraid_op_gen(op);
 }
 
+/*
+ * Whether a FUA op writes new data for a failed member: that data then
+ * exists only as parity together with the other members' rows, which the
+ * op read and may have read from a volatile write cache (written there
+ * plainly, not flushed since). A power cut could take them, and the FUA
+ * data with them, so they are written back FUA too (lraid_op_write()).
+ * md sends FUA only with the blocks a stripe writes.
+ */
+static bool lraid_op_fua_peers(const struct lraid_op *op)
+{
+	const struct lraid_geom *g = &op->w->a->geom;
+	const struct lraid_plan *p = &op->plan;
+	u32 unwritten = op->failed & ~op->rewrite;
+	unsigned int di, m;
+
+	if (!(op->wr->opf & REQ_FUA) || !unwritten)
+		return false;
+	for (di = 0; di < g->nr_data; di++) {
+		m = lraid_geom_data_member(g, op->wr->stripe, di);
+		if (p->s[di] < p->e[di] && (unwritten & BIT(m)))
+			return true;
+	}
+	return false;
+}
+
 /* Its parity computed (lraid_op_compute()), the op writes. */
 static void lraid_op_write(struct lraid_op *op)
 {
@@ -753,6 +778,8 @@ static void lraid_op_write(struct lraid_op *op)
 	unsigned int qm = lraid_geom_q_member(g, stripe);
 	/* failed members get nothing; those read around get everything */
 	u32 skip = op->failed & ~op->rewrite;
+	/* members that get the rows around their new data too */
+	u32 around = op->rewrite;
 	unsigned int di;
 
 	if (op->status) {
@@ -766,6 +793,8 @@ static void lraid_op_write(struct lraid_op *op)
 		return;
 	}
 
+	if (lraid_op_fua_peers(op))
+		around |= GENMASK(g->nr_members - 1, 0);
 	op->phase = LRAID_OP_WRITE;
 	atomic_set(&op->pending, 1);
 	for (di = 0; di < g->nr_data; di++) {
@@ -777,9 +806,12 @@ static void lraid_op_write(struct lraid_op *op)
 			lraid_op_page_io(op, m, p->s[di], p->e[di], popf);
 		else if (p->s[di] < p->e[di])
 			lraid_op_data_write(op, di, m, p->s[di], p->e[di]);
-		if (!(op->rewrite & BIT(m)))
+		if (!(around & BIT(m)))
 			continue;
-		/* and the rows around the new data it failed to read */
+		/*
+		 * the rows around the new data, as read or rebuilt: those it
+		 * failed to read, or every row for FUA (lraid_op_fua_peers())
+		 */
 		if (p->s[di] < p->e[di]) {
 			lraid_op_page_io(op, m, p->r0, p->s[di], popf);
 			lraid_op_page_io(op, m, p->e[di], p->r1, popf);
