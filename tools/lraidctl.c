@@ -1045,7 +1045,8 @@ static bool suspended(const char *sysname)
  * assemble does, to learn whether something holds it (a running array's
  * member, a disk under a device-mapper table, a mounted file system);
  * scan_members() decides what that means. Without (examine), shared only,
- * so that nothing else finds the device claimed for a moment. Skipped without a word: devices without the magic,
+ * so that nothing else finds the device claimed for a moment. Skipped
+ * without a word: devices without the magic,
  * lraid's own arrays (never members), and device-mapper devices that are
  * suspended or built on one (a read would wait for the resume; one
  * suspended after this check still makes the scan wait). A device with
@@ -1137,6 +1138,18 @@ static int scan_devices(struct scan_dev **out, int *denied, bool probe_use)
 	fclose(f);
 	*out = devs;
 	return n;
+}
+
+/* Whether devs[@i] is the first of @devs to carry its array's UUID. */
+static bool first_copy(const struct scan_dev *devs, int i)
+{
+	int j;
+
+	for (j = 0; j < i; j++)
+		if (!memcmp(devs[j].sb.uuid, devs[i].sb.uuid,
+			    sizeof(devs[i].sb.uuid)))
+			return false;
+	return true;
 }
 
 static bool same_name(const char *sysname, const void *target)
@@ -1412,10 +1425,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		const struct lraid_sb_info *sb = &devs[i].sb;
 
 		/* each array once: at the first of its devices */
-		for (j = 0; j < i; j++)
-			if (!memcmp(devs[j].sb.uuid, sb->uuid, sizeof(sb->uuid)))
-				break;
-		if (j < i || (only && strcmp(sb->name, only)))
+		if (!first_copy(devs, i) || (only && strcmp(sb->name, only)))
 			continue;
 		arr[na].first = i;
 		arr[na].running = -1;
@@ -1538,11 +1548,11 @@ static bool being_created(int ctl, unsigned int index)
 }
 
 /*
- * Stop array @index: 0, or the errno (said, but for ENODEV if
- * @quiet_gone: stopped meanwhile, by another stop --scan say). A busy array is tried again
- * for up to a second: udev and blkid open a new disk briefly right after
- * it appears, so a stop straight after create or assemble would otherwise
- * fail now and then.
+ * Stop array @index: 0, or the errno (said, but for ENODEV if @quiet_gone:
+ * stopped meanwhile, by another stop --scan say). A busy array is tried
+ * again for up to a second: udev and blkid open a new disk briefly right
+ * after it appears, so a stop straight after create or assemble would
+ * otherwise fail now and then.
  */
 static int stop_one(int ctl, uint32_t index, bool quiet_gone)
 {
@@ -1572,6 +1582,21 @@ static int stop_one(int ctl, uint32_t index, bool quiet_gone)
 }
 
 /*
+ * The control device, with the arrays running (and being created) listed
+ * by list_arrays(); -1 (said) if either fails.
+ */
+static int open_listing(uint8_t *running, uint8_t *creating)
+{
+	int ctl = open_control();
+
+	if (ctl >= 0 && list_arrays(ctl, running, creating, NULL)) {
+		close(ctl);
+		ctl = -1;
+	}
+	return ctl;
+}
+
+/*
  * stop --scan: every running array, as mdadm --stop --scan; each one
  * stopped is named on stderr, as mdadm does, and each one that cannot be
  * (in use) said why. lraid arrays are never members of one another, so
@@ -1583,13 +1608,9 @@ static int stop_all(void)
 	uint8_t todo[LRAID_MAX_ARRAYS / 8], busy[LRAID_MAX_ARRAYS / 8];
 	int ctl, i, e, ret = 0;
 
-	ctl = open_control();
+	ctl = open_listing(todo, busy);
 	if (ctl < 0)
 		return 1;
-	if (list_arrays(ctl, todo, busy, NULL)) {
-		close(ctl);
-		return 1;
-	}
 	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
 		if (bit_set(busy, i)) {
 			err("lraid%d not stopped: " BEING_CREATED, i);
@@ -1798,13 +1819,9 @@ static int detail_all(void)
 	char dev[32];
 	int ctl, i;
 
-	ctl = open_control();
+	ctl = open_listing(running, creating);
 	if (ctl < 0)
 		return 1;
-	if (list_arrays(ctl, running, creating, NULL)) {
-		close(ctl);
-		return 1;
-	}
 	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
 		if (!bit_set(running, i))
 			continue;
@@ -2002,10 +2019,7 @@ static int examine_all(void)
 	for (i = 0; i < n; i++) {
 		const uint8_t *u = devs[i].sb.uuid;
 
-		for (j = 0; j < i; j++)
-			if (!memcmp(devs[j].sb.uuid, u, 16))
-				break;
-		if (j < i)
+		if (!first_copy(devs, i))
 			continue;	/* each array once */
 		best = i;
 		for (j = i + 1; j < n; j++)
