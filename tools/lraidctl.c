@@ -1811,24 +1811,31 @@ static void array_line(const char *dev, unsigned int level,
 	       members, u);
 }
 
-/* detail --scan: an ARRAY line per running array, lowest number first. */
+/*
+ * detail --scan: an ARRAY line per running array, lowest number first; one
+ * INFO call each, as list_arrays() makes (those being created are passed
+ * over).
+ */
 static int detail_all(void)
 {
-	uint8_t running[LRAID_MAX_ARRAYS / 8], creating[LRAID_MAX_ARRAYS / 8];
 	struct lraid_ioc_info c;
 	char dev[32];
 	int ctl, i;
 
-	ctl = open_listing(running, creating);
+	ctl = open_control();
 	if (ctl < 0)
 		return 1;
 	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
-		if (!bit_set(running, i))
-			continue;
 		memset(&c, 0, sizeof(c));
 		c.index = i;
-		if (ioctl(ctl, LRAID_IOC_INFO, &c))
-			continue;	/* stopped since */
+		if (ioctl(ctl, LRAID_IOC_INFO, &c)) {
+			if (errno == ENODEV || errno == EBUSY)
+				continue;
+			err("cannot list the running arrays: lraid%d: %s", i,
+			    strerror(errno));
+			close(ctl);
+			return 1;
+		}
 		snprintf(dev, sizeof(dev), "/dev/lraid%d", i);
 		array_line(dev, c.level, c.nr_members, c.uuid);
 	}
