@@ -55,6 +55,7 @@ bench-gf:
 	$(MAKE) -C tests/gf bench
 
 bench-quick:
+	scripts/setup.sh
 	scripts/bench-quick.sh
 
 bench: bench-gf bench-quick

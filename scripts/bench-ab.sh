@@ -8,7 +8,7 @@
 #   --levels "5 6"   RAID levels (default both: RAID5 on 4, RAID6 on 6)
 #   --rw RW          fio job: randwrite (default), randread, write, ...
 #   --bs SIZE        fio block size (default 4k)
-#   --rounds N       A then B, N times over (default 2)
+#   --rounds N       A then B, B then A, ... N times (default 2)
 #   --runtime S      seconds per fio run (default 12, plus 2 of ramp)
 #   --nullb OPTS     extra null_blk module options for the members, e.g.
 #                    "irqmode=2 completion_nsec=20000" (completion by timer
@@ -22,7 +22,8 @@
 # repeat to within about 0.5 % whatever else the host does. For each level
 # and round, A and B are loaded in turn (insmod/rmmod) over the same
 # preconditioned null_blk members. Prints each run, then per level the
-# mean IOPS of A and B and B/A.
+# mean IOPS (and MiB/s) of A and B and B/A (of IOPS). A failed fio run
+# stops it.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -33,6 +33,7 @@ build=1
 levels="5 6"
 benv=()
 icount=
+cmdline=$(printf '%q ' "$0" "$@")
 
 usage() {
 	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
@@ -64,11 +65,15 @@ done
 
 cd "$top"
 if [ "$build" = 1 ]; then
-	# A broken build of the data path still leaves md and raw measured.
-	scripts/build-for "$kernel" >/dev/null ||
-		echo "bench-quick: building lraid for $kernel failed; lraid will read n/a unless an older lraid.ko is there" >&2
-	make -s -C tools >/dev/null ||
+	# an older lraid.ko would be measured as the tree's: stop
+	scripts/build-for "$kernel" >/dev/null || {
+		echo "bench-quick: building lraid for $kernel failed" >&2
+		exit 1
+	}
+	make -s -C tools >/dev/null || {
 		echo "bench-quick: building lraidctl failed" >&2
+		exit 1
+	}
 fi
 
 out=results/bench-$(date -u +%Y%m%d-%H%M%S)-${cpus}cpu${icount:+-icount}
@@ -78,13 +83,15 @@ mkdir -p "$out"
 	echo "host_cores=$(nproc)"
 	echo "host_load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "lraid_commit=$(git rev-parse --short HEAD 2>/dev/null)$(git diff --quiet HEAD -- module 2>/dev/null || echo +dirty)"
-	echo "command=scripts/bench-quick.sh --cpus $cpus --mem $mem --kernel $kernel --levels '$levels'${icount:+ --icount} ${benv[*]@Q}"
+	echo "command=${cmdline% }"
+	[ "$build" = 1 ] || echo "module=as built before (--no-build): the guest's env.txt has the sha256 of the lraid.ko it loaded (lraid_ko_sha256)"
 	echo "qemu_clock=${icount:-host time}"
 } >"$out/host.txt"
 start=$(date +%s)
 # Other work on the host slows the guest: keep its load next to the numbers.
 while sleep 15; do cut -d' ' -f1 /proc/loadavg; done >"$out/host-load.txt" &
 sampler=$!
+trap 'kill "$sampler" 2>/dev/null || :' EXIT
 set +e
 # Guest paths are host paths: the repository is shared read-write.
 # The guest does not inherit this environment: settings go on its command.

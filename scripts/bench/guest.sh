@@ -88,6 +88,10 @@ fio_run() {
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		step FAIL "$name" "fio exit $rc: $(tr '\n' ' ' <"$out/fio/$name.err" | cut -c1-200)"
+		# what a killed or failing fio wrote is no result: out of
+		# report.py's way (it reads NAME-ROUND.json)
+		[ -e "$out/fio/$name.json" ] &&
+			mv "$out/fio/$name.json" "$out/fio/$name.json.failed"
 		return 1
 	fi
 	[ -s "$out/fio/$name.err" ] || rm -f "$out/fio/$name.err"
@@ -153,6 +157,13 @@ bench_md() {
 	fi
 	udevadm settle 2>/dev/null
 	local dev=$md sys=/sys/block/${md#/dev/}/md
+	# --assume-clean: nothing to resync; anything running would cost md
+	if [ "$(cat "$sys/sync_action")" != idle ]; then
+		step FAIL "r$level-md-create" "sync_action $(cat "$sys/sync_action") after --assume-clean"
+		mdadm --stop "$md" >/dev/null 2>&1
+		mdadm --zero-superblock "${m[@]}"
+		return 1
+	fi
 	[ "$md_threads" != 0 ] && echo "$md_threads" >"$sys/group_thread_cnt"
 	echo "$iostats" >"/sys/block/${md#/dev/}/queue/iostats"
 	echo "   $dev: $(cat "$sys/level") chunk $(cat "$sys/chunk_size") stripe_cache $(cat "$sys/stripe_cache_size") group_thread_cnt $(cat "$sys/group_thread_cnt") sync $(cat "$sys/sync_action") iostats $(cat "/sys/block/${md#/dev/}/queue/iostats")"
@@ -224,6 +235,8 @@ modprobe -q null_blk nr_devices=0 || { echo "bench: no null_blk"; exit 1; }
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 # md's parity code (raid6_pq, xor) benchmarks itself at load: keep its lines.
 modprobe -q raid456
+pre=
+[ -e /dev/lraid-control ] && pre=" (not loaded by bench: lraid was loaded before)"
 if [ -e /dev/lraid-control ] || {
 	modprobe -q libcrc32c 2>/dev/null || modprobe -q crc32c 2>/dev/null
 	# shellcheck disable=SC2086 # BENCH_LRAID_PARAMS is a list of key=value
@@ -233,6 +246,10 @@ if [ -e /dev/lraid-control ] || {
 else
 	lraid_ok=0
 	step FAIL lraid-load "insmod $ko: $(cat "$out/insmod.err")"
+fi
+# which lraid.ko was measured (the host's lraid_commit names the tree)
+if [ "$lraid_ok" = 1 ]; then
+	echo "lraid_ko_sha256=$(sha256sum <"$ko" | cut -d' ' -f1)$pre" >>"$out/env.txt"
 fi
 dmesg | grep -E 'raid6: |xor: |lraid: ' >"$out/parity.txt"
 say "parity in this guest (kernel self-tests at load)"

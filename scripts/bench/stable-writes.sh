@@ -42,7 +42,8 @@ insmod "$ko" copy_writes=Y
 "$lraidctl" create lraid0 --run --level 5 --chunk 64K --assume-clean \
 	/dev/nullb0 /dev/nullb1 /dev/nullb2 /dev/nullb3 >/dev/null
 udevadm settle 2>/dev/null || true
-mkfs.ext4 -q -F /dev/lraid0
+# inode tables and journal written now, not by a thread during the runs
+mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/lraid0
 if [ "$writeback" != default ]; then
 	sysctl -q vm.dirty_background_bytes=262144 \
 		vm.dirty_writeback_centisecs=5 vm.dirty_expire_centisecs=5
