@@ -10,6 +10,10 @@
 #     --full    every scenario combination (LRAID_TEST_LEVEL=full), slow
 #   LRAID_CHECK_STAGES="setup build lint user kunit harness scenarios md"
 #   picks stages.
+#   LRAID_CHECK_BUDGET=S: seconds the whole run may take (default 5100,
+#   85 min, as CI allows 90; 0 with --debug and --full: no limit). Each
+#   scenario guest is given what is left; scenarios no guest could run in
+#   it are FAILs ("not run"), and the last line is printed all the same.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,12 +29,14 @@ for a in "$@"; do
 		# past 900 s (2026-11-23)
 		export LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-14400}
 		export LRAID_TEST_TIMEOUT=${LRAID_TEST_TIMEOUT:-2700}
+		budget=${LRAID_CHECK_BUDGET:-0}
 		;;
 	--quick) quick=1 ;;
 	--full)
 		export LRAID_TEST_LEVEL=full
 		# every combination in one guest runs for hours
 		export LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-14400}
+		budget=${LRAID_CHECK_BUDGET:-0}
 		;;
 	*)
 		echo "usage: $0 [--debug] [--quick] [--full]" >&2
@@ -38,6 +44,7 @@ for a in "$@"; do
 		;;
 	esac
 done
+budget=${budget:-${LRAID_CHECK_BUDGET:-5100}}
 stages=${LRAID_CHECK_STAGES:-setup build lint user kunit harness scenarios md}
 want() { [[ " $stages " == *" $1 "* ]]; }
 
@@ -46,6 +53,27 @@ mkdir -p "$logdir"
 summary=$logdir/summary
 : >"$summary"
 t0=$(date +%s)
+# The tally, last: "N passed, N failed, N skipped"; fails if any failed.
+finish() {
+	local pass fail skip
+	pass=$(grep -c '^PASS: ' "$summary")
+	fail=$(grep -c '^FAIL: ' "$summary")
+	skip=$(grep -c '^SKIP: ' "$summary")
+	echo
+	echo "check: $(($(date +%s) - t0)) s, logs in $logdir"
+	grep '^FAIL: ' "$summary" | sed 's/^/  /'
+	echo "$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ]
+}
+# Stopped from outside (CI's limit, ^C): still count, and say so.
+interrupted() {
+	trap - INT TERM
+	echo "FAIL: check (interrupted by SIG$1)" | tee -a "$summary"
+	finish
+	exit 1
+}
+trap 'interrupted INT' INT
+trap 'interrupted TERM' TERM
 
 # Run one stage: its PASS/FAIL/SKIP lines are shown and collected; a stage
 # that fails without saying which case failed counts as one failure.
@@ -110,41 +138,65 @@ scenario_guest() { # kernel kind [scenario...]
 	# all of stock 6.12's scenarios in one guest took 2300-2450 s on 2.4 GHz
 	# hosts, past vm-run's default; each scenario has its own limit
 	# (LRAID_TEST_TIMEOUT, 900 s; 2700 s with --debug)
-	LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-3600} \
+	local lim=${LRAID_VM_TIMEOUT:-3600} rest
+	if [ "$budget" != 0 ]; then
+		rest=$((budget - ($(date +%s) - t0) - 30))
+		if [ "$rest" -lt 120 ]; then
+			echo "scenarios on $1: not started, the time budget (LRAID_CHECK_BUDGET=$budget s) is spent"
+			return 1
+		fi
+		[ "$lim" != 0 ] && [ "$lim" -le "$rest" ] || lim=$rest
+	fi
+	LRAID_VM_TIMEOUT=$lim \
 		scripts/vm-run --kernel "$1" --mem 3G -- \
 		env LRAID_TEST_LEVEL="${LRAID_TEST_LEVEL:-quick}" \
 		LRAID_TEST_TIMEOUT="${LRAID_TEST_TIMEOUT:-900}" \
 		scripts/guest/scenarios.sh "${@:2}"
 }
 
+# unreported OUT KERNEL SCENARIO...: the scenarios meant for KERNEL (as
+# scenarios.sh picks them by their "# kernels:" line) with no PASS, FAIL
+# or SKIP line in OUT
+unreported() {
+	local out=$1 k=$2 t kernels
+	for t in "${@:3}"; do
+		kernels=$(sed -n 's/^# kernels: *//p' "$t" 2>/dev/null)
+		[ -z "$kernels" ] || [[ " $kernels " == *" $k "* ]] || continue
+		grep -Eq "^(PASS|FAIL|SKIP): $k/$(basename "$t" .sh) " "$out" ||
+			echo "$t"
+	done
+}
+
 # A guest that ran no test (vm-run's exit 75: its QEMU stopped answering,
 # or its kernel never started the command) runs once more, for the
 # scenarios it had not reported on; a guest that froze or died while
-# running them fails the stage.
+# running them fails the stage, and each scenario no guest reported on
+# (never run) is a FAIL of its own.
 # The list goes to the guest in a file ("@FILE"): on its kernel command
 # line (vng passes the command there), all the scenarios' paths overflow
 # the 2048 bytes x86 allows, and the kernel panics early in its boot.
 scenario_run() { # kernel kind [scenario...]
 	local out rc t list left=()
+	[ $# -gt 1 ] || set -- "$1" scripts/tests/[0-9][0-9][0-9]-*.sh
 	out=$(mktemp)
 	scenario_guest "$@" | tee "$out"
 	rc=${PIPESTATUS[0]}
 	if [ "$rc" = 75 ]; then
-		[ $# -gt 1 ] || set -- "$1" scripts/tests/[0-9][0-9][0-9]-*.sh
-		for t in "${@:2}"; do
-			grep -Eq "^(PASS|FAIL|SKIP): $1/$(basename "$t" .sh) " "$out" ||
-				left+=("$t")
-		done
+		mapfile -t left < <(unreported "$out" "$@")
 		echo "scenarios on $1: the guest did not run (vm-run exit 75); again for the ${#left[@]} not reported"
 		rc=0
 		if [ ${#left[@]} -gt 0 ]; then
 			list=$(mktemp "$top/.scenarios.XXXXXX")
 			printf '%s\n' "${left[@]}" >"$list"
-			scenario_guest "$1" "@$list"
-			rc=$?
+			scenario_guest "$1" "@$list" | tee -a "$out"
+			rc=${PIPESTATUS[0]}
 			rm -f "$list"
 		fi
 	fi
+	while read -r t; do
+		echo "FAIL: $1/$(basename "$t" .sh) (not run: no guest reported on it, exit $rc)"
+		[ "$rc" != 0 ] || rc=1
+	done < <(unreported "$out" "$@")
 	rm -f "$out"
 	return "$rc"
 }
@@ -235,11 +287,4 @@ if want md && [ "${LRAID_TEST_LEVEL:-quick}" = full ] && [ $debug = 0 ] &&
 	stage md-crosscheck scripts/vm-run -- tests/geom/md-crosscheck.sh
 fi
 
-pass=$(grep -c '^PASS: ' "$summary")
-fail=$(grep -c '^FAIL: ' "$summary")
-skip=$(grep -c '^SKIP: ' "$summary")
-echo
-echo "check: $(($(date +%s) - t0)) s, logs in $logdir"
-grep '^FAIL: ' "$summary" | sed 's/^/  /'
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+finish

@@ -41,9 +41,13 @@ if [ -x "$cp" ]; then
 		'module/uapi/*.h' 'kunit/*.c' 'tests/badblk/*.c' | sort -u)
 	opts=(--no-tree --strict --quiet --terse --show-types --ignore FILE_PATH_CHANGES)
 	"$cp" "${opts[@]}" -f "${files[@]}" >"$tmp/cp.out" 2>&1
+	rc=$?
 	grep -E '^[^ ]+:[0-9]+: (ERROR|WARNING|CHECK):' "$tmp/cp.out" >"$tmp/cp.bad"
-	[ ! -s "$tmp/cp.bad" ]
-	result checkpatch $? "$tmp/cp.bad"
+	# exit 1 with findings listed; anything else (it died) fails as well
+	[ ${#files[@]} -gt 0 ] && [ $rc = 0 ] && [ ! -s "$tmp/cp.bad" ]
+	rc=$?
+	[ -s "$tmp/cp.bad" ] || cp "$tmp/cp.out" "$tmp/cp.bad"
+	result checkpatch $rc "$tmp/cp.bad"
 else
 	echo "FAIL: lint/checkpatch (no $cp: run scripts/setup.sh)"
 	fail=1
@@ -58,5 +62,8 @@ mapfile -t sh < <(
 if [ ${#sh[@]} -gt 0 ]; then
 	shellcheck -x "${sh[@]}" >"$tmp/sc.out" 2>&1
 	result shellcheck $? "$tmp/sc.out"
+else
+	echo "no shell scripts found" >"$tmp/sc.out"
+	result shellcheck 1 "$tmp/sc.out"
 fi
 exit $fail

@@ -71,7 +71,8 @@ gf_flags() {
 gf_xstate() {
 	case $1 in
 	avx2) echo 0x004 ;;
-	*) echo 0x004 0x020 0x040 0x080 ;;
+	avx512 | gfni) echo 0x004 0x020 0x040 0x080 ;;
+	*) return 1 ;;
 	esac
 }
 
@@ -82,7 +83,7 @@ gf_xstate() {
 # LRAID_KLOG: other files for /proc/cpuinfo and the kernel log, to test
 # this with --ktap.
 skip_unexplained() {
-	local need f flags log
+	local need f flags log xs
 	[ "$1" = lraid_gf ] || return 1
 	need=$(gf_flags "${2%% *}") || return 1
 	flags=" $(sed -n 's/^flags[[:space:]]*: //p;T;q' \
@@ -96,7 +97,8 @@ skip_unexplained() {
 	else
 		log=$(dmesg 2>/dev/null)
 	fi
-	for f in $(gf_xstate "${2%% *}"); do
+	xs=$(gf_xstate "${2%% *}") || return 1
+	for f in $xs; do
 		grep -q "x86/fpu: Supporting XSAVE feature $f" <<<"$log" || return 1
 	done
 	echo "$need"
@@ -170,6 +172,17 @@ for dir in /sys/kernel/debug/kunit/*/; do
 	ktap_suite "$suite" "$dir/results"
 done
 [ $nsuites -gt 0 ] || say FAIL "no KUnit suites ran"
+# every suite kunit/*_kunit.c declares ran, from a module that was built
+for src in "${LRAID_ROOT:?}"/kunit/*_kunit.c; do
+	name=$(basename "$src" .c)
+	[ -e "$kd/kunit/$name.ko" ] || say FAIL "$name.ko (not built)"
+	suite=$(sed -n 's/^[[:space:]]*\.name = "\([^"]*\)",$/\1/p' "$src")
+	[ -n "$suite" ] || say FAIL "$name (no suite name found in $src)"
+	for suite in $suite; do
+		[ -f "/sys/kernel/debug/kunit/$suite/results" ] ||
+			say FAIL "$suite (declared in $name.c, did not run)"
+	done
+done
 # the parity suite's random cases repeat with its seed
 seed=/sys/module/gf_kunit/parameters/seed
 if [ $fail = 1 ] && [ -r $seed ]; then

@@ -397,7 +397,8 @@ lr_offers() {
 	for a in discard_max_bytes write_zeroes_max_bytes; do
 		want=$1
 		shift
-		got=$(lr_qmax "$dev" $a)
+		got=$(lr_qmax "$dev" $a) && [[ $got =~ ^[0-9]+$ ]] ||
+			lr_fail "$dev: cannot read queue/$a"
 		if [ "$want" = 1 ] && [ "$got" = 0 ]; then
 			lr_fail "$dev: $a is 0"
 		elif [ "$want" = 0 ] && [ "$got" != 0 ]; then
@@ -420,12 +421,14 @@ lr_stat() {
 	awk -v f="$1" '{ print $f }' "/sys/block/${2:-lraid0}/stat"
 }
 
-# lr_not_failed NAME: no member of array NAME is failed
+# lr_not_failed NAME: no member of array NAME is failed or missing, and
+# its state says neither degraded nor FAILED
 lr_not_failed() {
 	local out
 	out=$("$LRAIDCTL" detail "$1") || lr_fail "lraidctl detail $1"
-	if grep -q faulty <<<"$out"; then
-		lr_fail "a member was failed: $out"
+	if grep -Eq '^ +[0-9].* (faulty|missing)( |$)' <<<"$out" ||
+		! grep -Eq '^ +State : (clean|active)$' <<<"$out"; then
+		lr_fail "a member was failed or missing: $out"
 	fi
 }
 
@@ -709,11 +712,13 @@ lr_bad_setup() {
 # targets DM... (awk's numbering of the dmsetup status line: the target
 # name is $3, its first field $4; see tests/badblk/lraid_bad.c)
 lr_bad_field() {
-	local f=$1 d n=0
+	local f=$1 d n=0 v
 	shift
 	for d in "$@"; do
-		n=$((n + $(dmsetup status "$d" |
-			awk -v f="$f" '$3 == "lraid-bad" { print $f }')))
+		v=$(dmsetup status "$d" |
+			awk -v f="$f" '$3 == "lraid-bad" { print $f }')
+		[[ $v =~ ^[0-9]+$ ]] || lr_fail "$d: no lraid-bad field $f in its status"
+		n=$((n + v))
 	done
 	echo $n
 }
@@ -723,12 +728,13 @@ lr_bad_field() {
 # as when lraid sends WHAT to them together rather than one after
 # another; then each lets its writes go, whatever was seen
 lr_bad_held_together() {
-	local what=$1 d waiting end=$((SECONDS + 60))
+	local what=$1 d v waiting end=$((SECONDS + 60))
 	shift
 	while :; do
 		waiting=
 		for d in "$@"; do
-			waiting+=" $(lr_bad_field 9 "$d")"
+			v=$(lr_bad_field 9 "$d") || lr_fail "$d: status unreadable"
+			waiting+=" $v"
 		done
 		grep -qw 0 <<<"$waiting" || break
 		[ $SECONDS -lt $end ] || break

@@ -354,6 +354,10 @@ def check(dev, state, stripe, out, ref=None):
               "acknowledged write not yet flushed"
               % (seen["durable"], seen["later"], seen["zeroes"],
                  seen["lost"]))
+        if not st["durable"]:
+            bad.append("no write was known to be on the members at the "
+                       "cut (none completed its flush or FUA): nothing "
+                       "tested")
         if st["volatile"] and not seen["lost"]:
             bad.append("no write cache lost anything at the cut: the cut "
                        "did not test flush and FUA")
