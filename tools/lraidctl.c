@@ -6,11 +6,11 @@
  *            [--layout left-symmetric] [--assume-clean] [--run] MEMBER...
  *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN MEMBER...
  *   lraidctl assemble --scan [--run] [--no-degraded] [--force] [lraidN]
- *   lraidctl stop lraidN
+ *   lraidctl stop --scan | lraidN
  *   lraidctl fail lraidN MEMBER
- *   lraidctl detail [--json] lraidN
- *   lraidctl examine [--json] MEMBER...
- *   lraidctl version
+ *   lraidctl detail --scan | [--json] lraidN
+ *   lraidctl examine --scan | [--json] MEMBER...
+ *   lraidctl version | --version | help
  */
 #define _GNU_SOURCE		/* O_DIRECT */
 #include <ctype.h>
