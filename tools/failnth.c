@@ -72,6 +72,11 @@ int ioctl(int fd, unsigned long req, ...)
 	err = errno;
 	left = left_nth();
 	set_nth("0");
+	if (left < 0) {
+		fprintf(stderr, "fail-nth: cannot read back: %s\n",
+			strerror(errno));
+		exit(3);
+	}
 	if (left == 0)
 		fprintf(stderr, "fail-nth: fired\n");
 	else

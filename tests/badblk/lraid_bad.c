@@ -141,38 +141,6 @@ free:
 	return ret;
 }
 
-/* Stop holding writes and send the held ones on. */
-static void lrbad_release(struct lrbad *b)
-{
-	struct bio_list list;
-	struct bio *bio;
-
-	spin_lock_irq(&b->lock);
-	b->hold_e = 0;
-	list = b->held;
-	bio_list_init(&b->held);
-	b->nr_held = 0;
-	spin_unlock_irq(&b->lock);
-	while ((bio = bio_list_pop(&list)))
-		submit_bio_noacct(bio);
-}
-
-static void lrbad_presuspend(struct dm_target *ti)
-{
-	lrbad_release(ti->private);
-}
-
-static void lrbad_dtr(struct dm_target *ti)
-{
-	struct lrbad *b = ti->private;
-
-	lrbad_release(b);
-	dm_put_device(ti, b->dev);
-	kvfree(b->ff);
-	kvfree(b->bad);
-	kfree(b);
-}
-
 /* Set bits of @map in [s, e); caller holds b->lock. */
 static unsigned long lrbad_count(unsigned long *map, sector_t s, sector_t e)
 {
@@ -192,6 +160,56 @@ static void lrbad_written(struct lrbad *b, sector_t s, sector_t e)
 		return;
 	b->nr_bad -= lrbad_count(b->bad, s, e);
 	bitmap_clear(b->bad, s, e - s);
+}
+
+/*
+ * Stop holding writes and send the held ones on, as lrbad_map() would
+ * have: failed if writes fail now, else clearing what they overwrite.
+ */
+static void lrbad_release(struct lrbad *b)
+{
+	struct bio_list list;
+	struct bio *bio;
+	sector_t s;
+	bool fail;
+
+	spin_lock_irq(&b->lock);
+	b->hold_e = 0;
+	list = b->held;
+	bio_list_init(&b->held);
+	b->nr_held = 0;
+	spin_unlock_irq(&b->lock);
+	while ((bio = bio_list_pop(&list))) {
+		s = bio->bi_iter.bi_sector - b->start;
+		spin_lock_irq(&b->lock);
+		fail = b->fail_writes;
+		if (fail)
+			b->failed_writes++;
+		else if (bio_op(bio) == REQ_OP_WRITE ||
+			 bio_op(bio) == REQ_OP_WRITE_ZEROES)
+			lrbad_written(b, s, s + bio_sectors(bio));
+		spin_unlock_irq(&b->lock);
+		if (fail)
+			bio_io_error(bio);
+		else
+			submit_bio_noacct(bio);
+	}
+}
+
+static void lrbad_presuspend(struct dm_target *ti)
+{
+	lrbad_release(ti->private);
+}
+
+static void lrbad_dtr(struct dm_target *ti)
+{
+	struct lrbad *b = ti->private;
+
+	lrbad_release(b);
+	dm_put_device(ti, b->dev);
+	kvfree(b->ff);
+	kvfree(b->bad);
+	kfree(b);
 }
 
 static int lrbad_map(struct dm_target *ti, struct bio *bio)

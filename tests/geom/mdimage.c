@@ -90,7 +90,15 @@ int main(int argc, char **argv)
 		for (di = 0; di < g.nr_data; di++) {
 			u8 *c = data + di * chunk_bytes;
 
-			sec = lraid_geom_logical(&g, s, di);
+			/* md's definition; lraid's inverse map must agree */
+			sec = ((u64)s * g.nr_data + di) * g.chunk_sectors;
+			if (lraid_geom_logical(&g, s, di) != sec) {
+				fprintf(stderr, "mdimage: lraid_geom_logical(stripe %llu, data %u) = %llu, md's sector %llu\n",
+					(unsigned long long)s, di,
+					(unsigned long long)lraid_geom_logical(&g, s, di),
+					(unsigned long long)sec);
+				return 3;
+			}
 			for (i = 0; i < g.chunk_sectors; i++)
 				fill_sector(c + i * 512, sec + i);
 			if (fwrite(c, chunk_bytes, 1, array) != 1)

@@ -15,7 +15,10 @@
  *
  * An implementation is skipped only if this CPU lacks it: the flags the
  * kernel shows in /proc/cpuinfo are read on their own, so a feature check
- * that wrongly turned an implementation down fails rather than skips.
+ * that wrongly turned an implementation down fails rather than skips (the
+ * userspace check, __builtin_cpu_supports(); the kernel's own is held to
+ * the same by kunit.sh), and so does a SIMD implementation missing from
+ * impl_needs[] here.
  *
  * Output: one "PASS: name", "FAIL: name" or "SKIP: name (reason)" per case.
  */
@@ -234,8 +237,8 @@ static void isal_pq(unsigned int k, size_t len, void *const *d, u8 *p, u8 *q)
 	if (k >= 2 && q) {
 		if (pq_gen(k + 2, len, arr))
 			exit(2);
-	} else {
-		xor_gen(k + 1, len, arr);
+	} else if (xor_gen(k + 1, len, arr)) {
+		exit(2);
 	}
 	memcpy(p, arr[k], len);
 	if (q)
@@ -283,8 +286,8 @@ static bool gen_case(const struct lraid_gf_impl *im, unsigned int k, size_t len)
 		}
 	}
 
-	/* gen_p, up to 31 sources */
-	memset(s.x[0].p, 0, len);
+	/* gen_p, up to 31 sources: over old bytes, which it must not keep */
+	memset(s.x[0].p, 0x77, len);
 	lraid_gf_impl_begin(im);
 	lraid_gf_impl_gen_p(im, k, len, s.dp, s.x[0].p);
 	lraid_gf_impl_end(im);
@@ -734,7 +737,8 @@ static unsigned long long xcr0(void)
 
 /*
  * 1 if this CPU and OS have all that SIMD implementation @im needs, 0 if
- * not, -1 if that cannot be told (no /proc/cpuinfo, a name not listed).
+ * not, -1 if that cannot be told (no /proc/cpuinfo), -2 if @im is not
+ * listed in impl_needs[].
  */
 static int cpu_has_impl(const struct lraid_gf_impl *im)
 {
@@ -751,7 +755,7 @@ static int cpu_has_impl(const struct lraid_gf_impl *im)
 			has = 0;
 		return has;
 	}
-	return -1;
+	return -2;
 }
 
 int main(int argc, char **argv)
@@ -796,6 +800,10 @@ int main(int argc, char **argv)
 			if (has > 0) {
 				/* the C baseline, or a CPU and OS with it all */
 				printf("FAIL: gf %s turned down (%s) on a CPU whose /proc/cpuinfo flags and XCR0 have all it needs\n",
+				       im->name, why);
+				failures++;
+			} else if (has == -2) {
+				printf("FAIL: gf %s turned down (%s), and what it needs is not listed in gf_test.c's impl_needs[]\n",
 				       im->name, why);
 				failures++;
 			} else {
