@@ -18,6 +18,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
+# shellcheck source=scripts/kernels.sh
+. scripts/kernels.sh
 debug=0
 quick=0
 for a in "$@"; do
@@ -154,14 +156,13 @@ scenario_guest() { # kernel kind [scenario...]
 		scripts/guest/scenarios.sh "${@:2}"
 }
 
-# unreported OUT KERNEL SCENARIO...: the scenarios meant for KERNEL (as
-# scenarios.sh picks them by their "# kernels:" line) with no PASS, FAIL
-# or SKIP line in OUT
+# unreported OUT KERNEL SCENARIO...: the scenarios meant for KERNEL
+# (lraid_runs_on, as scenarios.sh picks them) with no PASS, FAIL or SKIP
+# line in OUT
 unreported() {
-	local out=$1 k=$2 t kernels
+	local out=$1 k=$2 t
 	for t in "${@:3}"; do
-		kernels=$(sed -n 's/^# kernels: *//p' "$t" 2>/dev/null)
-		[ -z "$kernels" ] || [[ " $kernels " == *" $k "* ]] || continue
+		lraid_runs_on "$t" "$k" || continue
 		grep -Eq "^(PASS|FAIL|SKIP): $k/$(basename "$t" .sh) " "$out" ||
 			echo "$t"
 	done
@@ -268,7 +269,7 @@ harness_check() {
 test_kernel_scenarios() {
 	local t s=()
 	for t in scripts/tests/[0-9][0-9][0-9]-*.sh; do
-		grep -Eq '^# kernels:.* test( |$)' "$t" && s+=("$t")
+		grep -q '^# kernels:' "$t" && lraid_runs_on "$t" test && s+=("$t")
 	done
 	[ ${#s[@]} -eq 0 ] || scenario_stage test "${s[@]}"
 }

@@ -65,3 +65,12 @@ lraid_kernel_image() {
 		;;
 	esac
 }
+
+# lraid_runs_on SCENARIO KIND: whether scripts/tests/SCENARIO runs on kernel
+# kind KIND: its "# kernels: K..." line names KIND, or it has none (every
+# kernel). The one reading of that line, for the guest's runner and the host.
+lraid_runs_on() {
+	local k
+	k=$(sed -n 's/^# kernels: *//p' "$1" 2>/dev/null)
+	[ -z "$k" ] || [[ " $k " == *" $2 "* ]]
+}

@@ -1197,13 +1197,19 @@ static const char *held_by(const struct scan_dev *d)
 	return msg;
 }
 
+/* What list_arrays() keeps of each running array. */
+struct array_brief {
+	uint8_t uuid[16];
+	uint8_t level, nr_members;
+};
+
 /*
- * The arrays running now, one bit per number in @running, and with their
- * UUIDs in @uuids if given; those being created or assembled (EBUSY) have
- * their bit in @creating instead.
+ * The arrays running now, one bit per number in @running, and what
+ * identifies each in @briefs if given; those being created or assembled
+ * (EBUSY) have their bit in @creating instead.
  */
 static int list_arrays(int ctl, uint8_t *running, uint8_t *creating,
-		       uint8_t (*uuids)[16])
+		       struct array_brief *briefs)
 {
 	struct lraid_ioc_info c;
 	int i;
@@ -1215,8 +1221,11 @@ static int list_arrays(int ctl, uint8_t *running, uint8_t *creating,
 		c.index = i;
 		if (!ioctl(ctl, LRAID_IOC_INFO, &c)) {
 			running[i / 8] |= 1 << (i % 8);
-			if (uuids)
-				memcpy(uuids[i], c.uuid, sizeof(c.uuid));
+			if (briefs) {
+				memcpy(briefs[i].uuid, c.uuid, sizeof(c.uuid));
+				briefs[i].level = c.level;
+				briefs[i].nr_members = c.nr_members;
+			}
 		} else if (errno == EBUSY) {
 			creating[i / 8] |= 1 << (i % 8);
 		} else if (errno != ENODEV) {	/* ENODEV: free */
@@ -1376,7 +1385,7 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
  */
 static int assemble_scan(const char *only, const struct assemble_opts *o)
 {
-	static uint8_t uuids[LRAID_MAX_ARRAYS][16];
+	static struct array_brief briefs[LRAID_MAX_ARRAYS];
 	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
 	static uint8_t creating[LRAID_MAX_ARRAYS / 8];
 	char *paths[LRAID_MAX_MEMBERS_ABI];
@@ -1417,7 +1426,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		err("out of memory");
 		goto out;
 	}
-	if (list_arrays(ctl, busy, creating, uuids))
+	if (list_arrays(ctl, busy, creating, briefs))
 		goto out;
 	for (i = 0; i < LRAID_MAX_ARRAYS / 8; i++)
 		busy[i] |= creating[i];	/* numbers in use either way */
@@ -1431,7 +1440,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		arr[na].running = -1;
 		for (j = 0; j < LRAID_MAX_ARRAYS; j++)
 			if (bit_set(busy, j) && !bit_set(creating, j) &&
-			    !memcmp(uuids[j], sb->uuid, sizeof(sb->uuid)))
+			    !memcmp(briefs[j].uuid, sb->uuid, sizeof(sb->uuid)))
 				arr[na].running = j;
 		na++;
 	}
@@ -1812,34 +1821,32 @@ static void array_line(const char *dev, unsigned int level,
 }
 
 /*
- * detail --scan: an ARRAY line per running array, lowest number first; one
- * INFO call each, as list_arrays() makes (those being created are passed
+ * detail --scan: an ARRAY line per running array, lowest number first,
+ * from list_arrays()'s one INFO call each (those being created are passed
  * over).
  */
 static int detail_all(void)
 {
-	struct lraid_ioc_info c;
+	static struct array_brief briefs[LRAID_MAX_ARRAYS];
+	uint8_t running[LRAID_MAX_ARRAYS / 8], creating[LRAID_MAX_ARRAYS / 8];
 	char dev[32];
 	int ctl, i;
 
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
-	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
-		memset(&c, 0, sizeof(c));
-		c.index = i;
-		if (ioctl(ctl, LRAID_IOC_INFO, &c)) {
-			if (errno == ENODEV || errno == EBUSY)
-				continue;
-			err("cannot list the running arrays: lraid%d: %s", i,
-			    strerror(errno));
-			close(ctl);
-			return 1;
-		}
-		snprintf(dev, sizeof(dev), "/dev/lraid%d", i);
-		array_line(dev, c.level, c.nr_members, c.uuid);
+	if (list_arrays(ctl, running, creating, briefs)) {
+		close(ctl);
+		return 1;
 	}
 	close(ctl);
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		if (!bit_set(running, i))
+			continue;
+		snprintf(dev, sizeof(dev), "/dev/lraid%d", i);
+		array_line(dev, briefs[i].level, briefs[i].nr_members,
+			   briefs[i].uuid);
+	}
 	return 0;
 }
 

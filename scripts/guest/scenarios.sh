@@ -11,6 +11,8 @@
 set -uo pipefail
 
 top=${LRAID_ROOT:?run me through scripts/vm-run}
+# shellcheck source=scripts/kernels.sh
+. "$top/scripts/kernels.sh"
 kd=${LRAID_KDIR:?}
 export LRAIDCTL=${LRAIDCTL:-$top/tools/lraidctl}
 export LRAID_KO=${LRAID_KO:-$kd/module/lraid.ko}
@@ -134,8 +136,7 @@ for t in "${tests[@]}"; do
 	# elsewhere. "# quick-kernels: K..." limits a slow scenario to those
 	# kernels in quick mode ("none": full mode only); `make check-full`
 	# runs it everywhere.
-	kernels=$(sed -n 's/^# kernels: *//p' "$t")
-	[ -z "$kernels" ] || [[ " $kernels " == *" $LRAID_KVER "* ]] || continue
+	lraid_runs_on "$t" "$LRAID_KVER" || continue
 	only=$(sed -n 's/^# quick-kernels: *//p' "$t")
 	if [ "$LRAID_TEST_LEVEL" = quick ] && [ -n "$only" ] &&
 		[[ " $only " != *" $LRAID_KVER "* ]]; then
