@@ -583,6 +583,7 @@ static void sb_check_set(struct kunit *test)
 	sbs[5].events = 43;
 	KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 6, &fresh, &why), 0);
 	KUNIT_EXPECT_EQ(test, fresh, 0x39U);
+	/* as a start undone writes it: roles 1 and 2 record themselves */
 	sb_set(sbs, 6, 6);
 	for (i = 0; i < 6; i++)
 		sbs[i].failed_mask = 0x6;
@@ -698,6 +699,114 @@ static void sb_force_tie(struct kunit *test)
 		for (i = 0; i < 4; i++)
 			KUNIT_EXPECT_EQ(test, !!(fresh & (1U << i)),
 					sbs[i].role != 3);
+	}
+}
+
+/*
+ * Members at the newest event count that disagree on the failed set.
+ * Whatever order they are offered in, the same superblock is the newest
+ * and the same members are fresh.
+ */
+static void sb_newest_disagree(struct kunit *test)
+{
+	static const unsigned int order[2][4] = { { 0, 1, 2, 3 },
+						  { 3, 2, 1, 0 } };
+	struct lraid_sb_info *sbs;
+	unsigned int fresh, i, o, x, y, newest;
+	const char *why;
+	u32 mask;
+
+	sbs = kunit_kzalloc(test, 4 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+	for (o = 0; o < 2; o++) {
+		/*
+		 * RAID6 x4 ran as two halves apart, each started degraded
+		 * without the other: roles 0 and 1 record 2 and 3 failed,
+		 * roles 2 and 3 record 0 and 1, all at event 44.
+		 */
+		for (i = 0; i < 4; i++) {
+			unsigned int role = order[o][i];
+
+			sb_sample(&sbs[i], 6, 4, role);
+			sbs[i].events = 44;
+			sbs[i].failed_mask = role < 2 ? 0xc : 0x3;
+		}
+		KUNIT_EXPECT_EQ(test,
+				lraid_sb_check_set(sbs, 4, &fresh, &why),
+				-EINVAL);
+		KUNIT_EXPECT_STREQ(test, why, LRAID_SB_WHY_SPLIT);
+		KUNIT_EXPECT_STREQ(test, why,
+				   "members at the newest event count record each other failed: parts of the array ran apart; assemble the members of one part by name");
+		KUNIT_ASSERT_TRUE(test, lraid_sb_split(sbs, 4, &x, &y));
+		KUNIT_EXPECT_NE(test, sbs[x].role < 2, sbs[y].role < 2);
+		/* nothing fresh: assembly stops here, --force or not */
+		KUNIT_EXPECT_EQ(test, fresh, 0U);
+		/* one half alone is consistent and runs degraded */
+		mask = 0;
+		for (i = 0; i < 4; i++)
+			if (sbs[i].role < 2)
+				sbs[mask++] = sbs[i];
+		KUNIT_EXPECT_FALSE(test, lraid_sb_split(sbs, 2, &x, &y));
+		KUNIT_EXPECT_EQ(test,
+				lraid_sb_check_set(sbs, 2, &fresh, &why), 0);
+		KUNIT_EXPECT_EQ(test, fresh, 0x3U);
+
+		/*
+		 * RAID5 x4: the pass recording role 3 failed reached role 0
+		 * only; roles 1-3 were then started without role 0 (recording
+		 * it failed) and stopped by a crash at the same count. Role 0
+		 * and role 3 record each other failed, but role 0 is left
+		 * behind (roles 1 and 2, which it records working, record it
+		 * failed): it missed their writes, and what it records is
+		 * older. Roles 1-3 run, whatever the order.
+		 */
+		for (i = 0; i < 4; i++) {
+			unsigned int role = order[o][i];
+
+			sb_sample(&sbs[i], 5, 4, role);
+			sbs[i].events = 44;
+			sbs[i].failed_mask = role ? 0x1 : 0x8;
+		}
+		KUNIT_EXPECT_FALSE(test, lraid_sb_split(sbs, 4, &x, &y));
+		KUNIT_EXPECT_EQ(test, lraid_sb_failed(sbs, 4), 0x1U);
+		KUNIT_EXPECT_EQ(test, sbs[lraid_sb_newest(sbs, 4)].role, 1U);
+		sb_expect_roles(test, sbs, 4, 0, 0xe, 0, 0x1, 0);
+		/* without role 3: one role too few, role 0 still not used */
+		sb_expect_roles(test, sbs + o, 3, -ENODEV, 0x6, 0, 0x1, 0x8);
+
+		/*
+		 * Each left behind by another (no history writes that):
+		 * they all speak, and each is recorded failed by one.
+		 */
+		for (i = 0; i < 3; i++) {
+			unsigned int role = order[o][i + o];
+
+			sb_sample(&sbs[i], 5, 3, role);
+			sbs[i].events = 44;
+			sbs[i].failed_mask = 1U << ((role + 2) % 3);
+		}
+		KUNIT_EXPECT_FALSE(test, lraid_sb_split(sbs, 3, &x, &y));
+		KUNIT_EXPECT_EQ(test, lraid_sb_failed(sbs, 3), 0x7U);
+		KUNIT_EXPECT_EQ(test, lraid_sb_check_set(sbs, 3, &fresh, &why),
+				-ENODEV);
+		KUNIT_EXPECT_EQ(test, fresh, 0U);
+
+		/*
+		 * A start undone half way: the start's pass recorded the
+		 * missing role 3 failed, the undo (same count) wrote role 0
+		 * back without it. The newest is the one with more recorded.
+		 */
+		for (i = 0; i < 3; i++) {
+			unsigned int role = order[o][i + o];
+
+			sb_sample(&sbs[i], 5, 4, role);
+			sbs[i].events = 44;
+			sbs[i].failed_mask = role ? 0x8 : 0;
+		}
+		newest = lraid_sb_newest(sbs, 3);
+		KUNIT_EXPECT_EQ(test, sbs[newest].role, 1U);
+		KUNIT_EXPECT_EQ(test, sbs[newest].failed_mask, 0x8U);
+		sb_expect_roles(test, sbs, 3, 0, 0x7, 0, 0x8, 0);
 	}
 }
 
@@ -827,6 +936,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_roles),
 	KUNIT_CASE(sb_force),
 	KUNIT_CASE(sb_force_tie),
+	KUNIT_CASE(sb_newest_disagree),
 	KUNIT_CASE(sb_plan),
 	{}
 };

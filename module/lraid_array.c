@@ -1138,7 +1138,7 @@ static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
 /*
  * Decide which offered members serve the array: the freshest event count
  * wins; members behind it (they missed writes) and roles the freshest
- * superblock records failed are not used, their devices are released.
+ * superblocks record failed are not used, their devices are released.
  * Refuses when more roles are unusable than the level survives, unless
  * @force: then, as mdadm --assemble --force, the freshest of those are used
  * too until the level can run. Leaves a->members[] in role order, the
@@ -1148,7 +1148,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				const struct lraid_sb_info *sbs,
 				unsigned int newest, bool force, u32 *forced)
 {
-	unsigned int i, fresh, strict;
+	unsigned int i, other, fresh, strict;
 	struct lraid_member *tmp;
 	struct lraid_sb_roles r;
 	const char *why = "";
@@ -1157,6 +1157,12 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	ret = lraid_sb_check_set(sbs, nr, &fresh, &why);
 	if (ret && ret != -ENODEV) {
 		pr_warn_ratelimited("assemble: %s\n", why);
+		if (!strcmp(why, LRAID_SB_WHY_SPLIT) &&
+		    lraid_sb_split(sbs, nr, &i, &other))
+			pr_warn_ratelimited("assemble: %pg (role %u) and %pg (role %u) record each other failed, both at events %llu\n",
+					    a->members[i].b.bdev, sbs[i].role,
+					    a->members[other].b.bdev,
+					    sbs[other].role, sbs[i].events);
 		return ret;
 	}
 	strict = fresh;
@@ -1171,7 +1177,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 			pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
 				sbs[i].events, sbs[newest].events,
-				sbs[newest].failed_mask & BIT(sbs[i].role) ?
+				lraid_sb_failed(sbs, nr) & BIT(sbs[i].role) ?
 				", recorded failed" : "");
 		else if ((r.stale & BIT(sbs[i].role)) &&
 			 !lraid_sb_in_sync(&sbs[i]))
@@ -1338,7 +1344,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	 * stripes disagree with it as after a crash.
 	 */
 	a->unsynced = !clean || forced;
-	ret = lraid_array_start(a, clean, ref->failed_mask | forced);
+	ret = lraid_array_start(a, clean, lraid_sb_failed(sbs, nr) | forced);
 	if (ret)
 		goto out_free;
 	if (a->failed)

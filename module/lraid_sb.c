@@ -254,41 +254,159 @@ int lraid_sb_decode(const void *block, struct lraid_sb_info *info,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_decode);
 
+static u64 lraid_sb_top(const struct lraid_sb_info *sbs, unsigned int n)
+{
+	u64 top = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (sbs[i].events > top)
+			top = sbs[i].events;
+	return top;
+}
+
+/*
+ * Whether @sb records @other failed while it does not record itself so.
+ * Only a start undone (lraid_array_start()) writes a member with its own
+ * role recorded failed: the members --force took back, which that write
+ * records unusable again; they and the members writing it agree.
+ */
+static bool lraid_sb_names(const struct lraid_sb_info *sb,
+			   const struct lraid_sb_info *other)
+{
+	return sb->role < 32 && other->role < 32 &&
+	       (sb->failed_mask & (1U << other->role)) &&
+	       !(sb->failed_mask & (1U << sb->role));
+}
+
+/*
+ * Whether @sbs[x], at the newest count @top, was left behind there: a
+ * member at that count which @x records working records @x failed. A
+ * pass cut short leaves the members it reached at its count, and a start
+ * from the members it had not reached writes the same count again,
+ * recording the ones it left out failed: they missed that run's writes,
+ * and what they record is older than what it recorded.
+ */
+static bool lraid_sb_left_behind(const struct lraid_sb_info *sbs,
+				 unsigned int n, u64 top, unsigned int x)
+{
+	unsigned int z;
+
+	for (z = 0; z < n; z++)
+		if (z != x && sbs[z].events == top && sbs[z].role < 32 &&
+		    lraid_sb_names(&sbs[z], &sbs[x]) &&
+		    !(sbs[x].failed_mask & (1U << sbs[z].role)))
+			return true;
+	return false;
+}
+
+/*
+ * Bit i set for each @sbs[i] that speaks for the array: at the newest
+ * count and not left behind there. Should every member at that count be
+ * left behind by another (no history of one array writes that), all of
+ * them speak.
+ */
+static u32 lraid_sb_speakers(const struct lraid_sb_info *sbs, unsigned int n)
+{
+	u64 top = lraid_sb_top(sbs, n);
+	u32 at_top = 0, speak = 0;
+	unsigned int i;
+
+	for (i = 0; i < n && i < 32; i++) {
+		if (sbs[i].events != top)
+			continue;
+		at_top |= 1U << i;
+		if (!lraid_sb_left_behind(sbs, n, top, i))
+			speak |= 1U << i;
+	}
+	return speak ?: at_top;
+}
+
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
 {
-	unsigned int i, best = 0;
+	u32 speak = lraid_sb_speakers(sbs, n);
+	unsigned int i, best = n, w, best_w = 0;
 
-	for (i = 1; i < n; i++)
-		if (sbs[i].events > sbs[best].events)
+	for (i = 0; i < n && i < 32; i++) {
+		if (!(speak & (1U << i)))
+			continue;
+		w = hweight32(sbs[i].failed_mask);
+		if (best == n || w > best_w ||
+		    (w == best_w && sbs[i].role < sbs[best].role)) {
 			best = i;
-	return best;
+			best_w = w;
+		}
+	}
+	return best == n ? 0 : best;
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_newest);
 
+u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n)
+{
+	u32 speak = lraid_sb_speakers(sbs, n);
+	unsigned int i;
+	u32 failed = 0;
+
+	for (i = 0; i < n && i < 32; i++)
+		if (speak & (1U << i))
+			failed |= sbs[i].failed_mask;
+	return failed;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_failed);
+
+bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
+		    unsigned int *x, unsigned int *y)
+{
+	u32 speak = lraid_sb_speakers(sbs, n);
+	unsigned int i, j;
+
+	for (i = 0; i < n && i < 32; i++) {
+		if (!(speak & (1U << i)))
+			continue;
+		for (j = i + 1; j < n && j < 32; j++) {
+			if (!(speak & (1U << j)))
+				continue;
+			if (lraid_sb_names(&sbs[i], &sbs[j]) &&
+			    lraid_sb_names(&sbs[j], &sbs[i])) {
+				*x = i;
+				*y = j;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_split);
+
 /*
- * Whether @sb serves the array @ref (the newest superblock) describes.
+ * Whether @sb serves the array @ref (the newest superblock) describes;
+ * @speaks: whether it speaks for the array (lraid_sb_speakers()).
  * One event behind is fresh, as in md and mdadm: every superblock pass
  * writes the members one after another, so a crash or a write error in
  * the middle of a pass leaves some members one event behind, and they
  * missed nothing. A member that did miss writes is out of the array by
  * then: the pass that took it out recorded it in failed_mask, and the
- * members that pass reached are the newest. A member rebuilt only up to
- * recovery_offset holds stale data above it and is never fresh.
+ * members that pass reached are the newest (@failed, what they record).
+ * A member left behind at the newest count (lraid_sb_left_behind())
+ * missed a run's writes. A member rebuilt only up to recovery_offset
+ * holds stale data above it and is never fresh.
  */
 static bool lraid_sb_fresh(const struct lraid_sb_info *sb,
-			   const struct lraid_sb_info *ref)
+			   const struct lraid_sb_info *ref, u32 failed,
+			   bool speaks)
 {
 	return sb->events + 1 >= ref->events &&
 	       lraid_sb_in_sync(sb) &&
-	       !(ref->failed_mask & (1U << sb->role));
+	       !(failed & (1U << sb->role)) &&
+	       (sb->events != ref->events || speaks);
 }
 
 int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 		       unsigned int *fresh_mask, const char **why)
 {
 	const struct lraid_sb_info *ref;
-	unsigned int i, nr_parity, fresh = 0;
-	u32 roles = 0;
+	unsigned int i, x, y, nr_parity, fresh = 0;
+	u32 failed, speak, roles = 0;
 
 	*fresh_mask = 0;
 	if (!n)
@@ -327,9 +445,20 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 			return lraid_sb_fail(why, "two members claim the same role",
 					     -EINVAL);
 		roles |= 1U << sb->role;
-		if (lraid_sb_fresh(sb, ref))
-			*fresh_mask |= 1U << i;
 	}
+	/*
+	 * Parts that ran apart to the same count: whichever came first
+	 * would be taken for the array and the other part's writes lost,
+	 * or worse, members of both mixed. Only the user knows which part
+	 * to keep; assembling that part's members alone is consistent.
+	 */
+	if (lraid_sb_split(sbs, n, &x, &y))
+		return lraid_sb_fail(why, LRAID_SB_WHY_SPLIT, -EINVAL);
+	failed = lraid_sb_failed(sbs, n);
+	speak = lraid_sb_speakers(sbs, n);
+	for (i = 0; i < n; i++)
+		if (lraid_sb_fresh(&sbs[i], ref, failed, speak & (1U << i)))
+			*fresh_mask |= 1U << i;
 	fresh = hweight32(*fresh_mask);
 	nr_parity = ref->level == 6 ? 2 : 1;
 	if (fresh < ref->nr_members - nr_parity)
@@ -341,18 +470,17 @@ EXPORT_SYMBOL_IF_KUNIT(lraid_sb_check_set);
 
 /*
  * Which of two members --force takes first: the newer one, and on a tie
- * one whose role the newest superblock does not record failed. A member
- * that was failed missed writes from the moment it failed; one that only
- * fell behind in a superblock pass (a crash, a write error) missed none.
+ * one whose role the newest superblocks (@failed) do not record failed. A
+ * member that was failed missed writes from the moment it failed; one
+ * that only fell behind in a superblock pass (a crash, a write error)
+ * missed none.
  */
-static bool lraid_sb_force_before(const struct lraid_sb_info *ref,
-				  const struct lraid_sb_info *a,
+static bool lraid_sb_force_before(u32 failed, const struct lraid_sb_info *a,
 				  const struct lraid_sb_info *b)
 {
 	if (a->events != b->events)
 		return a->events > b->events;
-	return (ref->failed_mask & (1U << b->role)) &&
-	       !(ref->failed_mask & (1U << a->role));
+	return (failed & (1U << b->role)) && !(failed & (1U << a->role));
 }
 
 unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
@@ -360,6 +488,7 @@ unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 {
 	const struct lraid_sb_info *ref = &sbs[lraid_sb_newest(sbs, n)];
 	unsigned int need = ref->nr_members - (ref->level == 6 ? 2 : 1);
+	u32 failed = lraid_sb_failed(sbs, n);
 	unsigned int i, best, added = 0;
 
 	while (hweight32(*fresh_mask) < need) {
@@ -368,7 +497,8 @@ unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 			if (!(*fresh_mask & (1U << i)) &&
 			    lraid_sb_in_sync(&sbs[i]) &&
 			    (best == n ||
-			     lraid_sb_force_before(ref, &sbs[i], &sbs[best])))
+			     lraid_sb_force_before(failed, &sbs[i],
+						   &sbs[best])))
 				best = i;
 		if (best == n)
 			break;
@@ -395,7 +525,7 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 		if (fresh_mask & (1U << i))
 			roles->fresh |= 1U << sbs[i].role;
 	}
-	roles->failed = ref->failed_mask & all & ~roles->fresh;
+	roles->failed = lraid_sb_failed(sbs, n) & all & ~roles->fresh;
 	roles->stale = offered & ~roles->fresh & ~roles->failed;
 	roles->missing = all & ~offered & ~roles->failed;
 	roles->unusable = all & ~roles->fresh;

@@ -172,11 +172,12 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why);
  * features; no two with the same role; no more than nr_members offered.
  * Members whose event counter is more than one behind the newest one
  * ("not fresh": they missed writes), only partly rebuilt (recovery_offset
- * not LRAID_SB_IN_SYNC), or whose role the newest superblock marks failed,
- * must not be used; one behind is fresh (a superblock pass cut short
- * between members, as md and mdadm allow). Sets *@fresh_mask bit i for
- * each fresh @sbs[i].
- * Returns 0; -EINVAL with *@why set when the set is inconsistent; -ENODEV
+ * not LRAID_SB_IN_SYNC), left behind at the newest count, or whose role
+ * is marked failed (lraid_sb_failed()), must not be used; one behind is fresh
+ * (a superblock pass cut short between members, as md and mdadm allow).
+ * Sets *@fresh_mask bit i for each fresh @sbs[i].
+ * Returns 0; -EINVAL with *@why set when the set is inconsistent (also
+ * when parts of the array ran apart, lraid_sb_split()); -ENODEV
  * with *@why set when it is consistent but more roles are missing, failed
  * or not fresh than the level survives (lraid_sb_roles() says which).
  */
@@ -187,7 +188,7 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 struct lraid_sb_roles {
 	u32 fresh;	/* offered, fresh (see above), not recorded failed */
 	u32 stale;	/* offered, not fresh, not recorded failed */
-	u32 failed;	/* recorded failed by the newest superblock, not fresh */
+	u32 failed;	/* lraid_sb_failed(), not fresh */
 	u32 missing;	/* neither offered nor recorded failed */
 	u32 unusable;	/* stale | failed | missing: the array's failed set */
 	unsigned int tolerate;	/* how many unusable roles the level survives */
@@ -218,8 +219,38 @@ static inline bool lraid_sb_in_sync(const struct lraid_sb_info *sb)
 	return sb->recovery_offset == LRAID_SB_IN_SYNC;
 }
 
-/* Index in @sbs[0..n-1] of the newest superblock (highest events). */
+/*
+ * The members of @sbs[0..n-1] that speak for the array are those at the
+ * highest event count, less any left behind there: a member at that count
+ * which it records working records it failed. One superblock pass writes
+ * every member with the same failed set, so they agree unless a pass was
+ * cut short and a start from the members it had not reached wrote its
+ * count again (the members it reached are left behind: they missed that
+ * run's writes), a start was undone half way, or parts of the array ran
+ * apart.
+ *
+ * lraid_sb_newest(): index of the newest superblock, the one of those
+ * recording the most roles failed, then the lowest role, so that the
+ * choice does not depend on the order the members are offered in.
+ */
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n);
+
+/* The roles recorded failed by the members speaking for the array. */
+u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n);
+
+/*
+ * Whether two members speaking for the array record each other failed:
+ * parts of the array ran apart (each started degraded without the other)
+ * and reached the same count, so neither is the newer and the parts hold
+ * different data; lraid_sb_check_set() fails with LRAID_SB_WHY_SPLIT. Sets
+ * *@x and *@y to the two indices. A member recording itself failed does
+ * not count: a start undone writes that to the members --force took back.
+ */
+bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
+		    unsigned int *x, unsigned int *y);
+
+#define LRAID_SB_WHY_SPLIT \
+	"members at the newest event count record each other failed: parts of the array ran apart; assemble the members of one part by name"
 
 /*
  * Create-time layout of one member: with info->level, nr_members and

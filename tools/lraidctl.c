@@ -811,6 +811,14 @@ static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
 	}
 	ret = lraid_sb_check_set(sbs, nm, &fresh, &why);
 	if (ret && ret != -ENODEV) {
+		unsigned int x, y;
+
+		if (!strcmp(why, LRAID_SB_WHY_SPLIT) &&
+		    lraid_sb_split(sbs, nm, &x, &y))
+			err("%s (role %u) records role %u failed and %s (role %u) records role %u failed, both at events %llu",
+			    paths[x], sbs[x].role, sbs[y].role, paths[y],
+			    sbs[y].role, sbs[x].role,
+			    (unsigned long long)sbs[x].events);
 		err("these members do not make one array: %s: %s", why,
 		    strerror(-ret));
 		return -1;
