@@ -775,6 +775,25 @@ static void sb_newest_disagree(struct kunit *test)
 		sb_expect_roles(test, sbs + o, 3, -ENODEV, 0x6, 0, 0x1, 0x8);
 
 		/*
+		 * RAID6 x4, role 0 gone: two passes cut after role 1 (a stop,
+		 * then a start) put role 1 two counts ahead of roles 2 and 3
+		 * without a write; roles 2 and 3 then ran without role 1,
+		 * recording it failed, and wrote. Role 1 is above them but
+		 * left behind: they are the array, whatever the order.
+		 */
+		for (i = 0; i < 3; i++) {
+			unsigned int role = order[o][i + o] + 1;
+
+			sb_sample(&sbs[i], 6, 4, role);
+			sbs[i].events = role == 1 ? 46 : 45;
+			sbs[i].failed_mask = role == 1 ? 0x1 : 0x3;
+		}
+		newest = lraid_sb_newest(sbs, 3);
+		KUNIT_EXPECT_EQ(test, sbs[newest].role, 2U);
+		KUNIT_EXPECT_EQ(test, lraid_sb_failed(sbs, 3), 0x3U);
+		sb_expect_roles(test, sbs, 3, 0, 0xc, 0, 0x3, 0);
+
+		/*
 		 * Each left behind by another (no history writes that):
 		 * they all speak, and each is recorded failed by one.
 		 */

@@ -254,17 +254,6 @@ int lraid_sb_decode(const void *block, struct lraid_sb_info *info,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_decode);
 
-static u64 lraid_sb_top(const struct lraid_sb_info *sbs, unsigned int n)
-{
-	u64 top = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (sbs[i].events > top)
-			top = sbs[i].events;
-	return top;
-}
-
 /*
  * Whether @sb records @other failed while it does not record itself so.
  * Only a start undone (lraid_array_start()) writes a member with its own
@@ -280,55 +269,68 @@ static bool lraid_sb_names(const struct lraid_sb_info *sb,
 }
 
 /*
- * Whether @sbs[x], at the newest count @top, was left behind there: a
- * member at that count which @x records working records @x failed. A
- * pass cut short leaves the members it reached at its count, and a start
- * from the members it had not reached writes the same count again,
- * recording the ones it left out failed: they missed that run's writes,
- * and what they record is older than what it recorded.
+ * Whether @sbs[x] was left behind: another member, one @x records
+ * working, records @x failed. That member went on without @x, which
+ * missed whatever was written from then on. In one history that is what
+ * a failed member looks like, one that stayed behind in event count too;
+ * but a pass cut short, then a start without the members it reached,
+ * can leave them at the count of the members that went on or above it.
  */
 static bool lraid_sb_left_behind(const struct lraid_sb_info *sbs,
-				 unsigned int n, u64 top, unsigned int x)
+				 unsigned int n, unsigned int x)
 {
 	unsigned int z;
 
 	for (z = 0; z < n; z++)
-		if (z != x && sbs[z].events == top && sbs[z].role < 32 &&
-		    lraid_sb_names(&sbs[z], &sbs[x]) &&
+		if (z != x && lraid_sb_names(&sbs[z], &sbs[x]) &&
 		    !(sbs[x].failed_mask & (1U << sbs[z].role)))
 			return true;
 	return false;
 }
 
 /*
- * Bit i set for each @sbs[i] that speaks for the array: at the newest
- * count and not left behind there. Should every member at that count be
- * left behind by another (no history of one array writes that), all of
- * them speak.
+ * What the set @sbs[0..n-1] says: bit i of @behind for each member left
+ * behind; bit i of @speak for each member that speaks for the array, at
+ * the highest event count (@top) among those not left behind. Should
+ * every member be left behind by another (no history of one array writes
+ * that), none counts as left behind.
  */
-static u32 lraid_sb_speakers(const struct lraid_sb_info *sbs, unsigned int n)
+struct lraid_sb_view {
+	u32 behind, speak;
+	u64 top;
+};
+
+static void lraid_sb_view(const struct lraid_sb_info *sbs, unsigned int n,
+			  struct lraid_sb_view *v)
 {
-	u64 top = lraid_sb_top(sbs, n);
-	u32 at_top = 0, speak = 0;
 	unsigned int i;
 
-	for (i = 0; i < n && i < 32; i++) {
-		if (sbs[i].events != top)
-			continue;
-		at_top |= 1U << i;
-		if (!lraid_sb_left_behind(sbs, n, top, i))
-			speak |= 1U << i;
-	}
-	return speak ?: at_top;
+	if (n > 32)
+		n = 32;
+	v->behind = 0;
+	v->speak = 0;
+	v->top = 0;
+	for (i = 0; i < n; i++)
+		if (lraid_sb_left_behind(sbs, n, i))
+			v->behind |= 1U << i;
+	if (n && hweight32(v->behind) == n)
+		v->behind = 0;
+	for (i = 0; i < n; i++)
+		if (!(v->behind & (1U << i)) && sbs[i].events > v->top)
+			v->top = sbs[i].events;
+	for (i = 0; i < n; i++)
+		if (!(v->behind & (1U << i)) && sbs[i].events == v->top)
+			v->speak |= 1U << i;
 }
 
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
 {
-	u32 speak = lraid_sb_speakers(sbs, n);
 	unsigned int i, best = n, w, best_w = 0;
+	struct lraid_sb_view v;
 
+	lraid_sb_view(sbs, n, &v);
 	for (i = 0; i < n && i < 32; i++) {
-		if (!(speak & (1U << i)))
+		if (!(v.speak & (1U << i)))
 			continue;
 		w = hweight32(sbs[i].failed_mask);
 		if (best == n || w > best_w ||
@@ -343,13 +345,17 @@ EXPORT_SYMBOL_IF_KUNIT(lraid_sb_newest);
 
 u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n)
 {
-	u32 speak = lraid_sb_speakers(sbs, n);
+	struct lraid_sb_view v;
 	unsigned int i;
 	u32 failed = 0;
 
-	for (i = 0; i < n && i < 32; i++)
-		if (speak & (1U << i))
+	lraid_sb_view(sbs, n, &v);
+	for (i = 0; i < n && i < 32; i++) {
+		if (v.speak & (1U << i))
 			failed |= sbs[i].failed_mask;
+		if ((v.behind & (1U << i)) && sbs[i].role < 32)
+			failed |= 1U << sbs[i].role;
+	}
 	return failed;
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_failed);
@@ -357,14 +363,15 @@ EXPORT_SYMBOL_IF_KUNIT(lraid_sb_failed);
 bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 		    unsigned int *x, unsigned int *y)
 {
-	u32 speak = lraid_sb_speakers(sbs, n);
+	struct lraid_sb_view v;
 	unsigned int i, j;
 
+	lraid_sb_view(sbs, n, &v);
 	for (i = 0; i < n && i < 32; i++) {
-		if (!(speak & (1U << i)))
+		if (!(v.speak & (1U << i)))
 			continue;
 		for (j = i + 1; j < n && j < 32; j++) {
-			if (!(speak & (1U << j)))
+			if (!(v.speak & (1U << j)))
 				continue;
 			if (lraid_sb_names(&sbs[i], &sbs[j]) &&
 			    lraid_sb_names(&sbs[j], &sbs[i])) {
@@ -379,26 +386,21 @@ bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_split);
 
 /*
- * Whether @sb serves the array @ref (the newest superblock) describes;
- * @speaks: whether it speaks for the array (lraid_sb_speakers()).
+ * Whether @sb serves the array @ref (the newest superblock) describes.
  * One event behind is fresh, as in md and mdadm: every superblock pass
  * writes the members one after another, so a crash or a write error in
  * the middle of a pass leaves some members one event behind, and they
  * missed nothing. A member that did miss writes is out of the array by
  * then: the pass that took it out recorded it in failed_mask, and the
- * members that pass reached are the newest (@failed, what they record).
- * A member left behind at the newest count (lraid_sb_left_behind())
- * missed a run's writes. A member rebuilt only up to recovery_offset
- * holds stale data above it and is never fresh.
+ * members that pass reached are the newest (@failed, what they record,
+ * with the members left behind). A member rebuilt only up to
+ * recovery_offset holds stale data above it and is never fresh.
  */
 static bool lraid_sb_fresh(const struct lraid_sb_info *sb,
-			   const struct lraid_sb_info *ref, u32 failed,
-			   bool speaks)
+			   const struct lraid_sb_info *ref, u32 failed)
 {
-	return sb->events + 1 >= ref->events &&
-	       lraid_sb_in_sync(sb) &&
-	       !(failed & (1U << sb->role)) &&
-	       (sb->events != ref->events || speaks);
+	return sb->events + 1 >= ref->events && sb->events <= ref->events &&
+	       lraid_sb_in_sync(sb) && !(failed & (1U << sb->role));
 }
 
 int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
@@ -406,7 +408,7 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 {
 	const struct lraid_sb_info *ref;
 	unsigned int i, x, y, nr_parity, fresh = 0;
-	u32 failed, speak, roles = 0;
+	u32 failed, roles = 0;
 
 	*fresh_mask = 0;
 	if (!n)
@@ -455,9 +457,8 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 	if (lraid_sb_split(sbs, n, &x, &y))
 		return lraid_sb_fail(why, LRAID_SB_WHY_SPLIT, -EINVAL);
 	failed = lraid_sb_failed(sbs, n);
-	speak = lraid_sb_speakers(sbs, n);
 	for (i = 0; i < n; i++)
-		if (lraid_sb_fresh(&sbs[i], ref, failed, speak & (1U << i)))
+		if (lraid_sb_fresh(&sbs[i], ref, failed))
 			*fresh_mask |= 1U << i;
 	fresh = hweight32(*fresh_mask);
 	nr_parity = ref->level == 6 ? 2 : 1;

@@ -172,8 +172,8 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why);
  * features; no two with the same role; no more than nr_members offered.
  * Members whose event counter is more than one behind the newest one
  * ("not fresh": they missed writes), only partly rebuilt (recovery_offset
- * not LRAID_SB_IN_SYNC), left behind at the newest count, or whose role
- * is marked failed (lraid_sb_failed()), must not be used; one behind is fresh
+ * not LRAID_SB_IN_SYNC), left behind, or whose role is marked failed
+ * (lraid_sb_failed()), must not be used; one behind is fresh
  * (a superblock pass cut short between members, as md and mdadm allow).
  * Sets *@fresh_mask bit i for each fresh @sbs[i].
  * Returns 0; -EINVAL with *@why set when the set is inconsistent (also
@@ -220,14 +220,13 @@ static inline bool lraid_sb_in_sync(const struct lraid_sb_info *sb)
 }
 
 /*
- * The members of @sbs[0..n-1] that speak for the array are those at the
- * highest event count, less any left behind there: a member at that count
- * which it records working records it failed. One superblock pass writes
- * every member with the same failed set, so they agree unless a pass was
- * cut short and a start from the members it had not reached wrote its
- * count again (the members it reached are left behind: they missed that
- * run's writes), a start was undone half way, or parts of the array ran
- * apart.
+ * A member of @sbs[0..n-1] is left behind when another, one it records
+ * working, records it failed: that one went on without it. The members
+ * that speak for the array are those at the highest event count among the
+ * ones not left behind. One superblock pass writes every member with the
+ * same failed set, so they agree unless a start was undone half way or
+ * parts of the array ran apart; and a member left behind can stand at any
+ * count after passes cut short (Documentation/on-disk-format.rst).
  *
  * lraid_sb_newest(): index of the newest superblock, the one of those
  * recording the most roles failed, then the lowest role, so that the
@@ -235,7 +234,10 @@ static inline bool lraid_sb_in_sync(const struct lraid_sb_info *sb)
  */
 unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n);
 
-/* The roles recorded failed by the members speaking for the array. */
+/*
+ * The roles recorded failed by the members speaking for the array, and
+ * the roles of the members left behind.
+ */
 u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n);
 
 /*
