@@ -1136,9 +1136,10 @@ static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
 }
 
 /*
- * Decide which offered members serve the array: the freshest event count
- * wins; members behind it (they missed writes) and roles the freshest
- * superblocks record failed are not used, their devices are released.
+ * Decide which offered members serve the array (lraid_sb_check_set()):
+ * members left behind, members more than one event behind the newest of
+ * the others (they missed writes) and roles recorded failed are not used,
+ * their devices are released; parts that ran apart are refused.
  * Refuses when more roles are unusable than the level survives, unless
  * @force: then, as mdadm --assemble --force, the freshest of those are used
  * too until the level can run. Leaves a->members[] in role order, the

@@ -399,7 +399,7 @@ EXPORT_SYMBOL_IF_KUNIT(lraid_sb_split);
 static bool lraid_sb_fresh(const struct lraid_sb_info *sb,
 			   const struct lraid_sb_info *ref, u32 failed)
 {
-	return sb->events + 1 >= ref->events && sb->events <= ref->events &&
+	return sb->events + 1 >= ref->events &&
 	       lraid_sb_in_sync(sb) && !(failed & (1U << sb->role));
 }
 
