@@ -1153,6 +1153,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	struct lraid_member *tmp;
 	struct lraid_sb_roles r;
 	const char *why = "";
+	u32 recorded;
 	int ret;
 
 	ret = lraid_sb_check_set(sbs, nr, &fresh, &why);
@@ -1173,12 +1174,13 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	/* -ENODEV means too many unusable roles: only --force changes that */
 	if (ret && hweight32(r.unusable) <= r.tolerate)
 		ret = 0;
+	recorded = lraid_sb_failed(sbs, nr);
 	for (i = 0; i < nr; i++) {
 		if (!ret && ((fresh & ~strict) & BIT(i)))
 			pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
 				sbs[i].events, sbs[newest].events,
-				lraid_sb_failed(sbs, nr) & BIT(sbs[i].role) ?
+				recorded & BIT(sbs[i].role) ?
 				", recorded failed" : "");
 		else if ((r.stale & BIT(sbs[i].role)) &&
 			 !lraid_sb_in_sync(&sbs[i]))

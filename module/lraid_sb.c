@@ -323,14 +323,15 @@ static void lraid_sb_view(const struct lraid_sb_info *sbs, unsigned int n,
 			v->speak |= 1U << i;
 }
 
-unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
+/* The newest superblock of the view @v: see lraid_sb_newest(). */
+static unsigned int lraid_sb_view_newest(const struct lraid_sb_info *sbs,
+					 unsigned int n,
+					 const struct lraid_sb_view *v)
 {
 	unsigned int i, best = n, w, best_w = 0;
-	struct lraid_sb_view v;
 
-	lraid_sb_view(sbs, n, &v);
 	for (i = 0; i < n && i < 32; i++) {
-		if (!(v.speak & (1U << i)))
+		if (!(v->speak & (1U << i)))
 			continue;
 		w = hweight32(sbs[i].failed_mask);
 		if (best == n || w > best_w ||
@@ -341,37 +342,35 @@ unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
 	}
 	return best == n ? 0 : best;
 }
-EXPORT_SYMBOL_IF_KUNIT(lraid_sb_newest);
 
-u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n)
+/* The failed roles of the view @v: see lraid_sb_failed(). */
+static u32 lraid_sb_view_failed(const struct lraid_sb_info *sbs,
+				unsigned int n, const struct lraid_sb_view *v)
 {
-	struct lraid_sb_view v;
 	unsigned int i;
 	u32 failed = 0;
 
-	lraid_sb_view(sbs, n, &v);
 	for (i = 0; i < n && i < 32; i++) {
-		if (v.speak & (1U << i))
+		if (v->speak & (1U << i))
 			failed |= sbs[i].failed_mask;
-		if ((v.behind & (1U << i)) && sbs[i].role < 32)
+		if ((v->behind & (1U << i)) && sbs[i].role < 32)
 			failed |= 1U << sbs[i].role;
 	}
 	return failed;
 }
-EXPORT_SYMBOL_IF_KUNIT(lraid_sb_failed);
 
-bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
-		    unsigned int *x, unsigned int *y)
+/* Two members of the view @v that ran apart: see lraid_sb_split(). */
+static bool lraid_sb_view_split(const struct lraid_sb_info *sbs,
+				unsigned int n, const struct lraid_sb_view *v,
+				unsigned int *x, unsigned int *y)
 {
-	struct lraid_sb_view v;
 	unsigned int i, j;
 
-	lraid_sb_view(sbs, n, &v);
 	for (i = 0; i < n && i < 32; i++) {
-		if (!(v.speak & (1U << i)))
+		if (!(v->speak & (1U << i)))
 			continue;
 		for (j = i + 1; j < n && j < 32; j++) {
-			if (!(v.speak & (1U << j)))
+			if (!(v->speak & (1U << j)))
 				continue;
 			if (lraid_sb_names(&sbs[i], &sbs[j]) &&
 			    lraid_sb_names(&sbs[j], &sbs[i])) {
@@ -382,6 +381,33 @@ bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 		}
 	}
 	return false;
+}
+
+unsigned int lraid_sb_newest(const struct lraid_sb_info *sbs, unsigned int n)
+{
+	struct lraid_sb_view v;
+
+	lraid_sb_view(sbs, n, &v);
+	return lraid_sb_view_newest(sbs, n, &v);
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_newest);
+
+u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n)
+{
+	struct lraid_sb_view v;
+
+	lraid_sb_view(sbs, n, &v);
+	return lraid_sb_view_failed(sbs, n, &v);
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_failed);
+
+bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
+		    unsigned int *x, unsigned int *y)
+{
+	struct lraid_sb_view v;
+
+	lraid_sb_view(sbs, n, &v);
+	return lraid_sb_view_split(sbs, n, &v, x, y);
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_split);
 
@@ -408,12 +434,14 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 {
 	const struct lraid_sb_info *ref;
 	unsigned int i, x, y, nr_parity, fresh = 0;
+	struct lraid_sb_view v;
 	u32 failed, roles = 0;
 
 	*fresh_mask = 0;
 	if (!n)
 		return lraid_sb_fail(why, "no members", -EINVAL);
-	ref = &sbs[lraid_sb_newest(sbs, n)];
+	lraid_sb_view(sbs, n, &v);
+	ref = &sbs[lraid_sb_view_newest(sbs, n, &v)];
 	if (ref->nr_members > LRAID_MAX_MEMBERS)
 		return lraid_sb_fail(why, "member count out of range", -EINVAL);
 	if (n > ref->nr_members)
@@ -454,9 +482,9 @@ int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 	 * or worse, members of both mixed. Only the user knows which part
 	 * to keep; assembling that part's members alone is consistent.
 	 */
-	if (lraid_sb_split(sbs, n, &x, &y))
+	if (lraid_sb_view_split(sbs, n, &v, &x, &y))
 		return lraid_sb_fail(why, LRAID_SB_WHY_SPLIT, -EINVAL);
-	failed = lraid_sb_failed(sbs, n);
+	failed = lraid_sb_view_failed(sbs, n, &v);
 	for (i = 0; i < n; i++)
 		if (lraid_sb_fresh(&sbs[i], ref, failed))
 			*fresh_mask |= 1U << i;
@@ -487,10 +515,15 @@ static bool lraid_sb_force_before(u32 failed, const struct lraid_sb_info *a,
 unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 			    unsigned int *fresh_mask)
 {
-	const struct lraid_sb_info *ref = &sbs[lraid_sb_newest(sbs, n)];
-	unsigned int need = ref->nr_members - (ref->level == 6 ? 2 : 1);
-	u32 failed = lraid_sb_failed(sbs, n);
-	unsigned int i, best, added = 0;
+	const struct lraid_sb_info *ref;
+	unsigned int i, best, need, added = 0;
+	struct lraid_sb_view v;
+	u32 failed;
+
+	lraid_sb_view(sbs, n, &v);
+	ref = &sbs[lraid_sb_view_newest(sbs, n, &v)];
+	need = ref->nr_members - (ref->level == 6 ? 2 : 1);
+	failed = lraid_sb_view_failed(sbs, n, &v);
 
 	while (hweight32(*fresh_mask) < need) {
 		best = n;
@@ -513,11 +546,14 @@ EXPORT_SYMBOL_IF_KUNIT(lraid_sb_force);
 void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 		    unsigned int fresh_mask, struct lraid_sb_roles *roles)
 {
-	const struct lraid_sb_info *ref = &sbs[lraid_sb_newest(sbs, n)];
-	u32 all = ref->nr_members >= 32 ? ~0U : (1U << ref->nr_members) - 1;
-	u32 offered = 0;
+	const struct lraid_sb_info *ref;
+	struct lraid_sb_view v;
+	u32 all, offered = 0;
 	unsigned int i;
 
+	lraid_sb_view(sbs, n, &v);
+	ref = &sbs[lraid_sb_view_newest(sbs, n, &v)];
+	all = ref->nr_members >= 32 ? ~0U : (1U << ref->nr_members) - 1;
 	memset(roles, 0, sizeof(*roles));
 	for (i = 0; i < n; i++) {
 		if (sbs[i].role >= 32)
@@ -526,7 +562,7 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
 		if (fresh_mask & (1U << i))
 			roles->fresh |= 1U << sbs[i].role;
 	}
-	roles->failed = lraid_sb_failed(sbs, n) & all & ~roles->fresh;
+	roles->failed = lraid_sb_view_failed(sbs, n, &v) & all & ~roles->fresh;
 	roles->stale = offered & ~roles->fresh & ~roles->failed;
 	roles->missing = all & ~offered & ~roles->failed;
 	roles->unusable = all & ~roles->fresh;
