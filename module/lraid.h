@@ -259,6 +259,7 @@ struct lraid_array {
 	 */
 	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */
+	bool sysfs_live;		/* sb_mutex: the disk is in sysfs */
 	/*
 	 * Bit 0: every write is copied until the array stops, whatever
 	 * copy_writes says: it was Y when the array started, so stable
@@ -374,6 +375,8 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
 int lraid_array_record_failed(struct lraid_array *a);
+extern const struct attribute_group *lraid_attr_groups[];
+void lraid_sysfs_changed(struct lraid_array *a);
 int lraid_array_find(int index, struct lraid_array **ap);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 void lraid_array_module_init(void);

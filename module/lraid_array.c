@@ -471,12 +471,16 @@ static int lraid_disk_add(struct lraid_array *a)
 	set_capacity(disk, g->array_sectors);
 	a->disk = disk;
 
-	ret = add_disk(disk);
+	ret = device_add_disk(NULL, disk, lraid_attr_groups);
 	if (ret) {
 		a->disk = NULL;
 		put_disk(disk);
+		return ret;
 	}
-	return ret;
+	mutex_lock(&a->sb_mutex);
+	a->sysfs_live = true;
+	mutex_unlock(&a->sb_mutex);
+	return 0;
 }
 
 /* Undo lraid_holders_link(). */
@@ -1414,6 +1418,9 @@ static void lraid_members_flush(struct lraid_array *a)
 static void lraid_array_teardown(struct lraid_array *a)
 {
 	lraid_holders_unlink(a);
+	mutex_lock(&a->sb_mutex);
+	a->sysfs_live = false;
+	mutex_unlock(&a->sb_mutex);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
@@ -1556,6 +1563,7 @@ int lraid_array_record_failed(struct lraid_array *a)
 	ret = lraid_sb_write_all(a, false, NULL);
 	if (ret)
 		pr_err("lraid%d: could not record the failed member\n", a->index);
+	lraid_sysfs_changed(a);
 	mutex_unlock(&a->sb_mutex);
 	return ret;
 }
