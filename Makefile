@@ -13,7 +13,7 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
 
 .PHONY: all module tools clean setup compat lint check check-debug check-full demo \
-	kunit test-kernel bench-gf bench-quick bench help
+	kunit test-kernel bench-gf bench-quick bench help install-udev
 
 all: module tools
 
@@ -26,6 +26,17 @@ tools:
 
 setup:
 	scripts/setup.sh
+
+# lraidctl into $(SBINDIR) and the udev rule that assembles arrays as
+# their members appear (lraidctl incremental) into $(UDEVDIR)
+SBINDIR ?= /usr/local/sbin
+UDEVDIR ?= /etc/udev/rules.d
+install-udev: tools
+	install -D -m 755 tools/lraidctl $(DESTDIR)$(SBINDIR)/lraidctl
+	mkdir -p $(DESTDIR)$(UDEVDIR)
+	sed 's|@LRAIDCTL@|$(SBINDIR)/lraidctl|' tools/udev/65-lraid-incremental.rules.in \
+		>$(DESTDIR)$(UDEVDIR)/65-lraid-incremental.rules
+	@test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || udevadm control --reload
 
 # Module builds for Debian's 6.1 and 6.12 kernels, warnings are errors.
 compat:
@@ -74,6 +85,8 @@ help:
 	@echo "make check-full   every scenario combination and the geometry-vs-md images"
 	@echo "make demo       boot QEMU on Debian's 6.12 and show lraid serving an array"
 	@echo "make compat     build for Debian's 6.1 and 6.12 headers, warnings fatal"
+	@echo "make install-udev  lraidctl into SBINDIR ($(SBINDIR)) and the udev rule that"
+	@echo "                assembles arrays as their members appear into UDEVDIR"
 	@echo "make lint       sparse, checkpatch --strict, shellcheck"
 	@echo "make test-kernel  build (or reuse) the KUnit test kernel"
 	@echo "make bench-gf   parity library throughput against ISA-L and lib/raid6"

@@ -10,6 +10,7 @@
  *   lraidctl fail lraidN MEMBER
  *   lraidctl detail --scan | [--json] lraidN
  *   lraidctl examine --scan | [--json] MEMBER...
+ *   lraidctl incremental [--run] [--quiet] MEMBER
  *   lraidctl version | --version | help
  */
 #define _GNU_SOURCE		/* O_DIRECT */
@@ -86,11 +87,12 @@ static int usage(void)
 		"  %s fail lraidN MEMBER\n"
 		"  %s detail --scan | [--json] lraidN\n"
 		"  %s examine --scan | [--json] MEMBER...\n"
+		"  %s incremental [--run] [--quiet] MEMBER\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
 		"be /dev/lraidN.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -1378,6 +1380,38 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 }
 
 /*
+ * The arrays the devices @devs[0..n-1] carry (each once, at the first of
+ * its devices; with @only, only the one of that name) into @arr, each
+ * with the number it runs under or -1, from list_arrays()'s @busy,
+ * @creating and @briefs; @busy then also holds the numbers @creating
+ * does. Returns how many.
+ */
+static int find_arrays(const struct scan_dev *devs, int n, const char *only,
+		       struct scan_array *arr, uint8_t *busy,
+		       const uint8_t *creating,
+		       const struct array_brief *briefs)
+{
+	int i, j, na = 0;
+
+	for (i = 0; i < LRAID_MAX_ARRAYS / 8; i++)
+		busy[i] |= creating[i];	/* numbers in use either way */
+	for (i = 0; i < n; i++) {
+		const struct lraid_sb_info *sb = &devs[i].sb;
+
+		if (!first_copy(devs, i) || (only && strcmp(sb->name, only)))
+			continue;
+		arr[na].first = i;
+		arr[na].running = -1;
+		for (j = 0; j < LRAID_MAX_ARRAYS; j++)
+			if (bit_set(busy, j) && !bit_set(creating, j) &&
+			    !memcmp(briefs[j].uuid, sb->uuid, sizeof(sb->uuid)))
+				arr[na].running = j;
+		na++;
+	}
+	return na;
+}
+
+/*
  * assemble --scan [lraidN]: as mdadm --assemble --scan without a config
  * file. Every array whose members carry a superblock is assembled from
  * the members found (scan_devices(), scan_members()), under the number
@@ -1436,22 +1470,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	}
 	if (list_arrays(ctl, busy, creating, briefs))
 		goto out;
-	for (i = 0; i < LRAID_MAX_ARRAYS / 8; i++)
-		busy[i] |= creating[i];	/* numbers in use either way */
-	for (i = 0; i < n; i++) {
-		const struct lraid_sb_info *sb = &devs[i].sb;
-
-		/* each array once: at the first of its devices */
-		if (!first_copy(devs, i) || (only && strcmp(sb->name, only)))
-			continue;
-		arr[na].first = i;
-		arr[na].running = -1;
-		for (j = 0; j < LRAID_MAX_ARRAYS; j++)
-			if (bit_set(busy, j) && !bit_set(creating, j) &&
-			    !memcmp(briefs[j].uuid, sb->uuid, sizeof(sb->uuid)))
-				arr[na].running = j;
-		na++;
-	}
+	na = find_arrays(devs, n, only, arr, busy, creating, briefs);
 	if (!na) {
 		err("no %s%s found: no device in /proc/partitions carries %s%s",
 		    only ? "array named " : "lraid arrays", only ? only : "",
@@ -1552,6 +1571,205 @@ static int cmd_assemble(int argc, char **argv)
 	if (parse_array(argv[1], &index))
 		return 1;
 	return assemble_set(index, argc - 2, argv + 2, &o);
+}
+
+static const struct option incremental_opts[] = {
+	{ "run", no_argument, NULL, 'R' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool any_byte_set(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return true;
+	return false;
+}
+
+static bool any_name(const char *sysname, const void *arg)
+{
+	(void)sysname;
+	(void)arg;
+	return true;
+}
+
+/*
+ * incremental [--run] [--quiet] DEV: as mdadm --incremental (-I), for the
+ * udev rule (tools/udev/65-lraid-incremental.rules.in) that runs it for
+ * each block device that appears or changes. When DEV carries an lraid
+ * superblock, the array's members are looked for as assemble --scan does,
+ * but nothing is opened exclusively (this runs while the system boots
+ * and mounts, and a claim held for a moment could fail a mount): what is
+ * built on a device comes from its holders in sysfs. The array is
+ * assembled under the number assemble --scan would give it once every
+ * role it last recorded working is there; until then the command waits
+ * for the next member's event (exit 0), and --run starts it with what is
+ * there (mdadm -IR). No superblock on DEV (silent with --quiet), the
+ * array already running, or a create or assemble by hand that does not
+ * end within a minute are no error. Runs under the scan lock, so events
+ * of several members at once assemble the array once.
+ */
+static int cmd_incremental(int argc, char **argv)
+{
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
+	static struct array_brief briefs[LRAID_MAX_ARRAYS];
+	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
+	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
+	static uint8_t creating[LRAID_MAX_ARRAYS / 8];
+	int opt, n = 0, i, na, ctl, lock, denied, nm, have, ret = 1, mine = -1;
+	char *paths[LRAID_MAX_MEMBERS_ABI];
+	char msg[PATH_MAX + 128], uuid[40];
+	struct assemble_opts o = { 0 };
+	struct scan_array *arr = NULL;
+	struct scan_dev *devs = NULL;
+	const char *why = "", *dev;
+	struct lraid_sb_info sb;
+	struct lraid_sb_roles r;
+	unsigned int newest;
+	bool quiet = false;
+	uint32_t lost;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "Rq", incremental_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'R':
+			o.run = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		default:
+			err("unknown option '%s'", argv[optind - 1]);
+			return usage();
+		}
+	}
+	if (optind != argc - 1)
+		return usage();
+	dev = argv[optind];
+	i = read_sb_block(dev, block, NULL, msg, sizeof(msg));
+	/* no medium, or the device went away before its event ran */
+	if (quiet && (i == -ENOMEDIUM || i == -ENXIO || i == -ENODEV ||
+		      i == -ENOENT))
+		return 0;
+	if (i) {
+		err("%s", msg);
+		return 1;
+	}
+	if (!has_sb_magic(block)) {
+		if (quiet)
+			return 0;
+		err("%s: no lraid superblock", dev);
+		return 1;
+	}
+	i = lraid_sb_decode(block, &sb, &why);
+	if (i) {
+		err("%s: %s: %s%s", dev, why, strerror(-i), errno_hint(-i));
+		return 1;
+	}
+	uuid_str(sb.uuid, uuid);
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	lock = open(SCAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		err("warning: cannot lock %s (%s): another scan may run at the same time",
+		    SCAN_LOCK, strerror(errno));
+		if (lock >= 0)
+			close(lock);
+		lock = -1;
+	}
+	/*
+	 * A create or assemble by hand in progress: its array's UUID is not
+	 * known until it runs, so wait for it (scans hold the lock instead).
+	 */
+	for (i = 0;; i++) {
+		if (list_arrays(ctl, busy, creating, briefs))
+			goto out;
+		if (!any_byte_set(creating, sizeof(creating)))
+			break;
+		if (i == 60) {
+			if (!quiet)
+				err("%s: another array is being created or assembled; not assembling %s now (run this again when it is done)",
+				    dev, sb.name);
+			ret = 0;
+			goto out;
+		}
+		sleep(1);
+	}
+	n = scan_devices(&devs, &denied, false);
+	if (n < 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		devs[i].in_use = sys_walk(devs[i].sysname, "holders", 0,
+					  any_name, NULL);
+	arr = calloc(n ? n : 1, sizeof(*arr));
+	if (!arr) {
+		err("out of memory");
+		goto out;
+	}
+	na = find_arrays(devs, n, NULL, arr, busy, creating, briefs);
+	for (i = 0; i < na; i++)
+		if (!memcmp(devs[arr[i].first].sb.uuid, sb.uuid,
+			    sizeof(sb.uuid)))
+			mine = i;
+	if (mine < 0) {	/* DEV changed meanwhile, or is not in the list */
+		err("%s: %s (UUID %s) not found on the block devices%s",
+		    dev, sb.name, uuid,
+		    denied ? " (some could not be opened: not root?)" : "");
+		goto out;
+	}
+	ret = 0;
+	if (arr[mine].running >= 0) {
+		if (!quiet)
+			err("%s: %s (UUID %s) is already running as /dev/lraid%d",
+			    dev, sb.name, uuid, arr[mine].running);
+		goto out;
+	}
+	nm = scan_members(devs, n, arr[mine].first, paths);
+	if (nm < 0) {
+		ret = 1;
+		goto out;
+	}
+	have = assess_members(nm, paths, sbs, &r, &newest);
+	if (have < 0) {
+		ret = 1;
+		goto out;
+	}
+	lost = r.missing | r.stale;
+	if (lost && !o.run) {
+		if (!quiet)
+			err("%s: %s (UUID %s, RAID%u): %d of %u members found, waiting for role%s %s (lraidctl assemble --scan --run %s starts it without)",
+			    dev, sb.name, uuid, sb.level, nm,
+			    sbs[newest].nr_members,
+			    lost & (lost - 1) ? "s" : "", roles_str(lost),
+			    sb.name);
+		goto out;
+	}
+	if (scan_numbers(devs, arr, na, busy, NULL) || arr[mine].index < 0) {
+		err("%s (UUID %s): every array number is in use", sb.name,
+		    uuid);
+		ret = 1;
+		goto out;
+	}
+	if (arr[mine].why)
+		err("%s (UUID %s): %s, so it is assembled as /dev/lraid%d",
+		    sb.name, uuid, arr[mine].why, arr[mine].index);
+	fprintf(stderr, "%s: %s (UUID %s, RAID%u, %u members) from", prog,
+		sb.name, uuid, sb.level, sb.nr_members);
+	for (i = 0; i < nm; i++)
+		fprintf(stderr, " %s", paths[i]);
+	fputc('\n', stderr);
+	ret = assemble_set(arr[mine].index, nm, paths, &o);
+out:
+	free(arr);
+	free(devs);
+	if (lock >= 0)
+		close(lock);
+	close(ctl);
+	return ret;
 }
 
 /* Whether array @index answers busy because a create or assemble runs. */
@@ -2130,6 +2348,8 @@ int main(int argc, char **argv)
 		return cmd_detail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "examine"))
 		return cmd_examine(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "incremental") || !strcmp(argv[1], "-I"))
+		return cmd_incremental(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version"))
 		return cmd_version();
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
