@@ -866,6 +866,14 @@ static const struct option assemble_opts[] = {
 struct assemble_opts {
 	uint32_t flags;		/* LRAID_ASSEMBLE_* */
 	bool run, no_degraded;
+	/*
+	 * incremental: the array of this UUID only, its members found
+	 * without claiming any device, started once complete (or --run);
+	 * @dev is the device named, @quiet leaves out what is no error
+	 */
+	const uint8_t *uuid;
+	const char *dev;
+	bool quiet;
 };
 
 /*
@@ -1380,6 +1388,42 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 }
 
 /*
+ * Take the scan lock: one scan at a time, as two would race for the same
+ * numbers. Returns its fd, or -1 after a warning (then the scan goes on).
+ */
+static int scan_lock(void)
+{
+	int lock = open(SCAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (lock < 0 || flock(lock, LOCK_EX)) {
+		err("warning: cannot lock %s (%s): another scan may run at the same time",
+		    SCAN_LOCK, strerror(errno));
+		if (lock >= 0)
+			close(lock);
+		lock = -1;
+	}
+	return lock;
+}
+
+/* Say which array a scan assembles, as what and from which devices. */
+static void scan_announce(const struct lraid_sb_info *sb,
+			  const struct scan_array *a, int nm, char **paths)
+{
+	char uuid[40];
+	int i;
+
+	uuid_str(sb->uuid, uuid);
+	if (a->why)
+		err("%s (UUID %s): %s, so it is assembled as /dev/lraid%d",
+		    sb->name, uuid, a->why, a->index);
+	fprintf(stderr, "%s: %s (UUID %s, RAID%u, %u members) from", prog,
+		sb->name, uuid, sb->level, sb->nr_members);
+	for (i = 0; i < nm; i++)
+		fprintf(stderr, " %s", paths[i]);
+	fputc('\n', stderr);
+}
+
+/*
  * The arrays the devices @devs[0..n-1] carry (each once, at the first of
  * its devices; with @only, only the one of that name) into @arr, each
  * with the number it runs under or -1, from list_arrays()'s @busy,
@@ -1411,6 +1455,77 @@ static int find_arrays(const struct scan_dev *devs, int n, const char *only,
 	return na;
 }
 
+static bool any_byte_set(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return true;
+	return false;
+}
+
+static bool any_name(const char *sysname, const void *arg)
+{
+	(void)sysname;
+	(void)arg;
+	return true;
+}
+
+/*
+ * incremental: a create or assemble by hand in progress has an array
+ * whose UUID is not known until it runs, so wait (up to a minute) until
+ * none is (scans hold the lock instead). Returns 1 to go on with
+ * list_arrays()'s maps filled, 0 to give up (said unless quiet), -1 on
+ * error (printed).
+ */
+static int wait_created(int ctl, uint8_t *busy, uint8_t *creating,
+			struct array_brief *briefs,
+			const struct assemble_opts *o)
+{
+	int i;
+
+	for (i = 0; i <= 60; i++) {
+		if (i)
+			sleep(1);
+		if (list_arrays(ctl, busy, creating, briefs))
+			return -1;
+		if (!any_byte_set(creating, LRAID_MAX_ARRAYS / 8))
+			return 1;
+	}
+	if (!o->quiet)
+		err("%s: another array is being created or assembled; not assembling now (run this again when it is done)",
+		    o->dev);
+	return 0;
+}
+
+/*
+ * incremental without --run: whether the array @sb names must wait for
+ * members (1, said unless quiet): a role it last recorded working is
+ * missing or stale among @paths[0..nm-1]. 0: complete; -1: the set is not
+ * valid (printed).
+ */
+static int scan_waits(const struct assemble_opts *o,
+		      const struct lraid_sb_info *sb, int nm, char **paths)
+{
+	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
+	struct lraid_sb_roles r;
+	unsigned int newest;
+	char uuid[40];
+	uint32_t lost;
+
+	if (assess_members(nm, paths, sbs, &r, &newest) < 0)
+		return -1;
+	lost = r.missing | r.stale;
+	if (!lost)
+		return 0;
+	uuid_str(sb->uuid, uuid);
+	if (!o->quiet)
+		err("%s: %s (UUID %s, RAID%u): %d of %u members found, waiting for role%s %s (lraidctl assemble --scan --run %s starts it without)",
+		    o->dev, sb->name, uuid, sb->level, nm,
+		    sbs[newest].nr_members, lost & (lost - 1) ? "s" : "",
+		    roles_str(lost), sb->name);
+	return 1;
+}
+
 /*
  * assemble --scan [lraidN]: as mdadm --assemble --scan without a config
  * file. Every array whose members carry a superblock is assembled from
@@ -1433,7 +1548,8 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	char *paths[LRAID_MAX_MEMBERS_ABI];
 	struct scan_array *arr = NULL;
 	struct scan_dev *devs = NULL;
-	int n, i, j, na = 0, ctl, lock, denied, ret = 1;
+	int n, i, na = 0, ctl, lock, denied, ret = 1;
+	bool found = false;
 	char only_buf[16];
 	uint32_t index;
 
@@ -1451,18 +1567,20 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
-	/* one scan at a time: two would race for the same numbers */
-	lock = open(SCAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX)) {
-		err("warning: cannot lock %s (%s): another scan may run at the same time",
-		    SCAN_LOCK, strerror(errno));
-		if (lock >= 0)
-			close(lock);
-		lock = -1;
+	lock = scan_lock();
+	if (o->uuid) {
+		i = wait_created(ctl, busy, creating, briefs, o);
+		if (i <= 0) {
+			ret = -i;
+			goto out;
+		}
 	}
-	n = scan_devices(&devs, &denied, true);
+	n = scan_devices(&devs, &denied, !o->uuid);
 	if (n < 0)
 		goto out;
+	for (i = 0; o->uuid && i < n; i++)
+		devs[i].in_use = sys_walk(devs[i].sysname, "holders", 0,
+					  any_name, NULL);
 	arr = calloc(n ? n : 1, sizeof(*arr));
 	if (!arr) {
 		err("out of memory");
@@ -1471,7 +1589,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	if (list_arrays(ctl, busy, creating, briefs))
 		goto out;
 	na = find_arrays(devs, n, only, arr, busy, creating, briefs);
-	if (!na) {
+	if (!na && !o->uuid) {
 		err("no %s%s found: no device in /proc/partitions carries %s%s",
 		    only ? "array named " : "lraid arrays", only ? only : "",
 		    only ? "its superblock" : "an lraid superblock",
@@ -1486,10 +1604,15 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		char uuid[40];
 		int nm;
 
+		if (o->uuid && memcmp(sb->uuid, o->uuid, sizeof(sb->uuid)))
+			continue;
+		found = true;
 		uuid_str(sb->uuid, uuid);
 		if (arr[i].running >= 0) {
-			err("%s (UUID %s) is already running as /dev/lraid%d",
-			    sb->name, uuid, arr[i].running);
+			if (!o->quiet)
+				err("%s%s%s (UUID %s) is already running as /dev/lraid%d",
+				    o->dev ? o->dev : "", o->dev ? ": " : "",
+				    sb->name, uuid, arr[i].running);
 			continue;
 		}
 		nm = scan_members(devs, n, arr[i].first, paths);
@@ -1497,23 +1620,29 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 			ret = 1;
 			continue;
 		}
+		if (o->uuid && !o->run) {
+			int w = scan_waits(o, sb, nm, paths);
+
+			if (w) {
+				ret = w < 0;
+				continue;
+			}
+		}
 		if (arr[i].index < 0) {
 			err("%s (UUID %s): every array number is in use",
 			    sb->name, uuid);
 			ret = 1;
 			continue;
 		}
-		if (arr[i].why)
-			err("%s (UUID %s): %s, so it is assembled as /dev/lraid%d",
-			    sb->name, uuid, arr[i].why, arr[i].index);
-		fprintf(stderr, "%s: %s (UUID %s, RAID%u, %u members) from",
-			prog, sb->name, uuid, sb->level, sb->nr_members);
-		for (j = 0; j < nm; j++)
-			fprintf(stderr, " %s", paths[j]);
-		fputc('\n', stderr);
+		scan_announce(sb, &arr[i], nm, paths);
 		if (assemble_set(arr[i].index, nm, paths, o))
 			ret = 1;
 		fflush(stdout);	/* "/dev/lraidN" before the next array's lines */
+	}
+	if (o->uuid && !found) {	/* changed meanwhile, or not listed */
+		err("%s: its array is not found on the block devices%s", o->dev,
+		    denied ? " (some could not be opened: not root?)" : "");
+		ret = 1;
 	}
 out:
 	free(arr);
@@ -1579,21 +1708,6 @@ static const struct option incremental_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static bool any_byte_set(const uint8_t *p, size_t len)
-{
-	while (len--)
-		if (*p++)
-			return true;
-	return false;
-}
-
-static bool any_name(const char *sysname, const void *arg)
-{
-	(void)sysname;
-	(void)arg;
-	return true;
-}
-
 /*
  * incremental [--run] [--quiet] DEV: as mdadm --incremental (-I), for the
  * udev rule (tools/udev/65-lraid-incremental.rules.in) that runs it for
@@ -1613,22 +1727,11 @@ static bool any_name(const char *sysname, const void *arg)
 static int cmd_incremental(int argc, char **argv)
 {
 	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
-	static struct array_brief briefs[LRAID_MAX_ARRAYS];
-	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
-	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
-	static uint8_t creating[LRAID_MAX_ARRAYS / 8];
-	int opt, n = 0, i, na, ctl, lock, denied, nm, have, ret = 1, mine = -1;
-	char *paths[LRAID_MAX_MEMBERS_ABI];
-	char msg[PATH_MAX + 128], uuid[40];
+	char msg[PATH_MAX + 128];
 	struct assemble_opts o = { 0 };
-	struct scan_array *arr = NULL;
-	struct scan_dev *devs = NULL;
-	const char *why = "", *dev;
 	struct lraid_sb_info sb;
-	struct lraid_sb_roles r;
-	unsigned int newest;
-	bool quiet = false;
-	uint32_t lost;
+	const char *why = "";
+	int opt, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -1639,7 +1742,7 @@ static int cmd_incremental(int argc, char **argv)
 			o.run = true;
 			break;
 		case 'q':
-			quiet = true;
+			o.quiet = true;
 			break;
 		default:
 			err("unknown option '%s'", argv[optind - 1]);
@@ -1648,128 +1751,30 @@ static int cmd_incremental(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage();
-	dev = argv[optind];
-	i = read_sb_block(dev, block, NULL, msg, sizeof(msg));
+	o.dev = argv[optind];
+	ret = read_sb_block(o.dev, block, NULL, msg, sizeof(msg));
 	/* no medium, or the device went away before its event ran */
-	if (quiet && (i == -ENOMEDIUM || i == -ENXIO || i == -ENODEV ||
-		      i == -ENOENT))
+	if (o.quiet && (ret == -ENOMEDIUM || ret == -ENXIO ||
+			ret == -ENODEV || ret == -ENOENT))
 		return 0;
-	if (i) {
+	if (ret) {
 		err("%s", msg);
 		return 1;
 	}
 	if (!has_sb_magic(block)) {
-		if (quiet)
+		if (o.quiet)
 			return 0;
-		err("%s: no lraid superblock", dev);
+		err("%s: no lraid superblock", o.dev);
 		return 1;
 	}
-	i = lraid_sb_decode(block, &sb, &why);
-	if (i) {
-		err("%s: %s: %s%s", dev, why, strerror(-i), errno_hint(-i));
+	ret = lraid_sb_decode(block, &sb, &why);
+	if (ret) {
+		err("%s: %s: %s%s", o.dev, why, strerror(-ret),
+		    errno_hint(-ret));
 		return 1;
 	}
-	uuid_str(sb.uuid, uuid);
-	ctl = open_control();
-	if (ctl < 0)
-		return 1;
-	lock = open(SCAN_LOCK, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lock < 0 || flock(lock, LOCK_EX)) {
-		err("warning: cannot lock %s (%s): another scan may run at the same time",
-		    SCAN_LOCK, strerror(errno));
-		if (lock >= 0)
-			close(lock);
-		lock = -1;
-	}
-	/*
-	 * A create or assemble by hand in progress: its array's UUID is not
-	 * known until it runs, so wait for it (scans hold the lock instead).
-	 */
-	for (i = 0;; i++) {
-		if (list_arrays(ctl, busy, creating, briefs))
-			goto out;
-		if (!any_byte_set(creating, sizeof(creating)))
-			break;
-		if (i == 60) {
-			if (!quiet)
-				err("%s: another array is being created or assembled; not assembling %s now (run this again when it is done)",
-				    dev, sb.name);
-			ret = 0;
-			goto out;
-		}
-		sleep(1);
-	}
-	n = scan_devices(&devs, &denied, false);
-	if (n < 0)
-		goto out;
-	for (i = 0; i < n; i++)
-		devs[i].in_use = sys_walk(devs[i].sysname, "holders", 0,
-					  any_name, NULL);
-	arr = calloc(n ? n : 1, sizeof(*arr));
-	if (!arr) {
-		err("out of memory");
-		goto out;
-	}
-	na = find_arrays(devs, n, NULL, arr, busy, creating, briefs);
-	for (i = 0; i < na; i++)
-		if (!memcmp(devs[arr[i].first].sb.uuid, sb.uuid,
-			    sizeof(sb.uuid)))
-			mine = i;
-	if (mine < 0) {	/* DEV changed meanwhile, or is not in the list */
-		err("%s: %s (UUID %s) not found on the block devices%s",
-		    dev, sb.name, uuid,
-		    denied ? " (some could not be opened: not root?)" : "");
-		goto out;
-	}
-	ret = 0;
-	if (arr[mine].running >= 0) {
-		if (!quiet)
-			err("%s: %s (UUID %s) is already running as /dev/lraid%d",
-			    dev, sb.name, uuid, arr[mine].running);
-		goto out;
-	}
-	nm = scan_members(devs, n, arr[mine].first, paths);
-	if (nm < 0) {
-		ret = 1;
-		goto out;
-	}
-	have = assess_members(nm, paths, sbs, &r, &newest);
-	if (have < 0) {
-		ret = 1;
-		goto out;
-	}
-	lost = r.missing | r.stale;
-	if (lost && !o.run) {
-		if (!quiet)
-			err("%s: %s (UUID %s, RAID%u): %d of %u members found, waiting for role%s %s (lraidctl assemble --scan --run %s starts it without)",
-			    dev, sb.name, uuid, sb.level, nm,
-			    sbs[newest].nr_members,
-			    lost & (lost - 1) ? "s" : "", roles_str(lost),
-			    sb.name);
-		goto out;
-	}
-	if (scan_numbers(devs, arr, na, busy, NULL) || arr[mine].index < 0) {
-		err("%s (UUID %s): every array number is in use", sb.name,
-		    uuid);
-		ret = 1;
-		goto out;
-	}
-	if (arr[mine].why)
-		err("%s (UUID %s): %s, so it is assembled as /dev/lraid%d",
-		    sb.name, uuid, arr[mine].why, arr[mine].index);
-	fprintf(stderr, "%s: %s (UUID %s, RAID%u, %u members) from", prog,
-		sb.name, uuid, sb.level, sb.nr_members);
-	for (i = 0; i < nm; i++)
-		fprintf(stderr, " %s", paths[i]);
-	fputc('\n', stderr);
-	ret = assemble_set(arr[mine].index, nm, paths, &o);
-out:
-	free(arr);
-	free(devs);
-	if (lock >= 0)
-		close(lock);
-	close(ctl);
-	return ret;
+	o.uuid = sb.uuid;
+	return assemble_scan(NULL, &o);
 }
 
 /* Whether array @index answers busy because a create or assemble runs. */
