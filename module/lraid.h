@@ -260,6 +260,7 @@ struct lraid_array {
 	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */
 	bool sysfs_live;		/* sb_mutex: the disk is in sysfs */
+	struct work_struct sysfs_work;	/* lraid_sysfs_changed() */
 	/*
 	 * Bit 0: every write is copied until the array stops, whatever
 	 * copy_writes says: it was Y when the array started, so stable
@@ -376,7 +377,10 @@ int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
 int lraid_array_record_failed(struct lraid_array *a);
 extern const struct attribute_group *lraid_attr_groups[];
+void lraid_sysfs_init(struct lraid_array *a);
+void lraid_sysfs_add(struct lraid_array *a);
 void lraid_sysfs_changed(struct lraid_array *a);
+void lraid_sysfs_remove(struct lraid_array *a);
 int lraid_array_find(int index, struct lraid_array **ap);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 void lraid_array_module_init(void);

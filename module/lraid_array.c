@@ -477,9 +477,7 @@ static int lraid_disk_add(struct lraid_array *a)
 		put_disk(disk);
 		return ret;
 	}
-	mutex_lock(&a->sb_mutex);
-	a->sysfs_live = true;
-	mutex_unlock(&a->sb_mutex);
+	lraid_sysfs_add(a);
 	return 0;
 }
 
@@ -608,6 +606,7 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	INIT_LIST_HEAD(&a->held_dranges);
 	INIT_LIST_HEAD(&a->held_flushes);
 	mutex_init(&a->sb_mutex);
+	lraid_sysfs_init(a);
 	/*
 	 * Allocated up front: the pass that records a failed member releases
 	 * the writes held for it, and reclaim could wait on those.
@@ -1418,9 +1417,7 @@ static void lraid_members_flush(struct lraid_array *a)
 static void lraid_array_teardown(struct lraid_array *a)
 {
 	lraid_holders_unlink(a);
-	mutex_lock(&a->sb_mutex);
-	a->sysfs_live = false;
-	mutex_unlock(&a->sb_mutex);
+	lraid_sysfs_remove(a);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);

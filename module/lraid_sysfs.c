@@ -10,13 +10,13 @@
  *
  * When a member fails, degraded and failed are notified (poll(2) on them
  * wakes, as on md's degraded) and the disk sends a "change" uevent once
- * the superblocks record it, as md does on a state change.
+ * the superblocks record it (md sends one only when an array starts).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blkdev.h>
 #include <linux/kobject.h>
-#include <linux/sched/mm.h>
+#include <linux/workqueue.h>
 #include <linux/sysfs.h>
 
 #include "lraid.h"
@@ -76,14 +76,20 @@ static ssize_t degraded_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(degraded);
 
-/* those roles as a list ("1,3"; an empty line when none) */
+/* those roles, each named ("1,2,3", not a range; an empty line when none) */
 static ssize_t failed_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
 	struct lraid_array *a = lraid_dev_array(dev);
-	unsigned long failed = READ_ONCE(a->failed);
+	u32 failed = READ_ONCE(a->failed);
+	unsigned int role;
+	int len = 0;
 
-	return sysfs_emit(buf, "%*pbl\n", a->geom.nr_members, &failed);
+	for (role = 0; role < a->geom.nr_members; role++)
+		if (failed & BIT(role))
+			len += sysfs_emit_at(buf, len, "%s%u", len ? "," : "",
+					     role);
+	return len + sysfs_emit_at(buf, len, "\n");
 }
 static DEVICE_ATTR_RO(failed);
 
@@ -126,24 +132,59 @@ const struct attribute_group *lraid_attr_groups[] = {
 };
 
 /*
- * The failed set changed and the superblocks were written: wake pollers of
- * degraded and failed, and send the disk's "change" uevent. Under
- * a->sb_mutex, which orders this against the teardown taking the disk out
- * of sysfs (a->sysfs_live); the uevent allocates, and no allocation under
- * sb_mutex may wait for I/O to the array.
+ * Wake pollers of degraded and failed and send the disk's "change" uevent
+ * (LRAID_DEGRADED=<degraded> in its environment). On system_wq, holding
+ * nothing of the array's: sysfs_notify() takes kernfs's lock and the
+ * uevent a global mutex and allocates, and whoever holds those may be in
+ * reclaim waiting for writes to this array, which a->sb_mutex or
+ * a->fail_work held here would stop.
+ */
+static void lraid_sysfs_work(struct work_struct *work)
+{
+	struct lraid_array *a = container_of(work, struct lraid_array,
+					     sysfs_work);
+	struct kobject *kobj = &disk_to_dev(a->disk)->kobj;
+	char degraded[32], *envp[2];
+
+	snprintf(degraded, sizeof(degraded), "LRAID_DEGRADED=%u",
+		 hweight32(READ_ONCE(a->failed)));
+	envp[0] = degraded;
+	envp[1] = NULL;
+	sysfs_notify(kobj, lraid_attr_group.name, "degraded");
+	sysfs_notify(kobj, lraid_attr_group.name, "failed");
+	kobject_uevent_env(kobj, KOBJ_CHANGE, envp);
+}
+
+void lraid_sysfs_init(struct lraid_array *a)
+{
+	INIT_WORK(&a->sysfs_work, lraid_sysfs_work);
+}
+
+/*
+ * The failed set changed and the superblocks were written: queue the
+ * notification. Under a->sb_mutex, which orders this against
+ * lraid_sysfs_remove().
  */
 void lraid_sysfs_changed(struct lraid_array *a)
 {
-	struct kobject *kobj;
-	unsigned int noio;
-
 	lockdep_assert_held(&a->sb_mutex);
-	if (!a->sysfs_live)
-		return;
-	kobj = &disk_to_dev(a->disk)->kobj;
-	sysfs_notify(kobj, lraid_attr_group.name, "degraded");
-	sysfs_notify(kobj, lraid_attr_group.name, "failed");
-	noio = memalloc_noio_save();
-	kobject_uevent(kobj, KOBJ_CHANGE);
-	memalloc_noio_restore(noio);
+	if (a->sysfs_live)
+		queue_work(system_wq, &a->sysfs_work);
+}
+
+/* The disk is in sysfs now: notifications may go out. */
+void lraid_sysfs_add(struct lraid_array *a)
+{
+	mutex_lock(&a->sb_mutex);
+	a->sysfs_live = true;
+	mutex_unlock(&a->sb_mutex);
+}
+
+/* Before del_gendisk(): no notification is queued or runs after this. */
+void lraid_sysfs_remove(struct lraid_array *a)
+{
+	mutex_lock(&a->sb_mutex);
+	a->sysfs_live = false;
+	mutex_unlock(&a->sb_mutex);
+	cancel_work_sync(&a->sysfs_work);
 }

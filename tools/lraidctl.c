@@ -31,6 +31,7 @@
 #include <sys/file.h>		/* flock */
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -224,8 +225,14 @@ static bool dev_overlap(const struct dev_place *a, const struct dev_place *b)
 	return a->start < b->start + b->size && b->start < a->start + a->size;
 }
 
-/* Open the members and check what can be checked here for clear errors. */
-static int open_members(int argc, char **argv, int32_t *fds)
+/*
+ * Open the members (@flags: O_RDWR for create, which writes them; assemble
+ * only reads them, and the kernel opens them itself: a read-write open
+ * would make udev send a change event for each member when it is closed,
+ * and its rule run incremental again) and check what can be checked here
+ * for clear errors.
+ */
+static int open_members(int argc, char **argv, int32_t *fds, int flags)
 {
 	static struct dev_place place[LRAID_MAX_MEMBERS_ABI];
 	bool known[LRAID_MAX_MEMBERS_ABI];
@@ -240,7 +247,7 @@ static int open_members(int argc, char **argv, int32_t *fds)
 	for (i = 0; i < argc; i++) {
 		struct stat st;
 
-		fds[i] = open(argv[i], O_RDWR | O_CLOEXEC);
+		fds[i] = open(argv[i], flags | O_CLOEXEC);
 		if (fds[i] < 0) {
 			err("cannot open member %s: %s", argv[i], strerror(errno));
 			goto fail;
@@ -749,7 +756,7 @@ static int cmd_create(int argc, char **argv)
 		    strerror(EINVAL));
 		return 1;
 	}
-	if (open_members(nm, argv + first_member, fds))
+	if (open_members(nm, argv + first_member, fds, O_RDWR))
 		return 1;
 	if (!may_create(nm, argv + first_member, fds, run)) {
 		close_members(nm, fds);
@@ -907,7 +914,7 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		return 1;
 	}
 	/* each member's own error (cannot open, given twice) once, first */
-	if (open_members(nm, paths, fds))
+	if (open_members(nm, paths, fds, O_RDONLY))
 		return 1;
 	ret = 1;
 	have = assess_members(nm, paths, sbs, &r, &newest);
@@ -1472,10 +1479,10 @@ static bool any_name(const char *sysname, const void *arg)
 
 /*
  * incremental: a create or assemble by hand in progress has an array
- * whose UUID is not known until it runs, so wait (up to a minute) until
- * none is (scans hold the lock instead). Returns 1 to go on with
- * list_arrays()'s maps filled, 0 to give up (said unless quiet), -1 on
- * error (printed).
+ * whose UUID is not known until it runs, so wait (up to 20 s, well within
+ * udev's time for an event) until none is; scans hold the lock instead.
+ * Returns 1 to go on, 0 to give up (said unless quiet), -1 on error
+ * (printed).
  */
 static int wait_created(int ctl, uint8_t *busy, uint8_t *creating,
 			struct array_brief *briefs,
@@ -1483,7 +1490,7 @@ static int wait_created(int ctl, uint8_t *busy, uint8_t *creating,
 {
 	int i;
 
-	for (i = 0; i <= 60; i++) {
+	for (i = 0; i <= 20; i++) {
 		if (i)
 			sleep(1);
 		if (list_arrays(ctl, busy, creating, briefs))
@@ -1498,10 +1505,12 @@ static int wait_created(int ctl, uint8_t *busy, uint8_t *creating,
 }
 
 /*
- * incremental without --run: whether the array @sb names must wait for
- * members (1, said unless quiet): a role it last recorded working is
- * missing or stale among @paths[0..nm-1]. 0: complete; -1: the set is not
- * valid (printed).
+ * incremental: whether to start the array @sb names from @paths[0..nm-1]
+ * now. 1 (said unless quiet): wait, a role it last recorded working is
+ * missing or stale and there is no --run. -1 (said): the kernel would
+ * refuse it (too many roles unusable, or not stopped cleanly and it would
+ * start degraded), which takes a decision by hand (--force); the members
+ * are not opened. 0: go.
  */
 static int scan_waits(const struct assemble_opts *o,
 		      const struct lraid_sb_info *sb, int nm, char **paths)
@@ -1511,19 +1520,42 @@ static int scan_waits(const struct assemble_opts *o,
 	unsigned int newest;
 	char uuid[40];
 	uint32_t lost;
+	int have;
 
-	if (assess_members(nm, paths, sbs, &r, &newest) < 0)
+	have = assess_members(nm, paths, sbs, &r, &newest);
+	if (have < 0)
 		return -1;
-	lost = r.missing | r.stale;
-	if (!lost)
-		return 0;
 	uuid_str(sb->uuid, uuid);
-	if (!o->quiet)
-		err("%s: %s (UUID %s, RAID%u): %d of %u members found, waiting for role%s %s (lraidctl assemble --scan --run %s starts it without)",
-		    o->dev, sb->name, uuid, sb->level, nm,
-		    sbs[newest].nr_members, lost & (lost - 1) ? "s" : "",
-		    roles_str(lost), sb->name);
-	return 1;
+	/*
+	 * Too many roles unusable: missing ones may still come, unless the
+	 * failed and stale ones alone are too many already
+	 */
+	if (have > 0 && (o->run || __builtin_popcount(r.failed | r.stale) >
+			 (int)r.tolerate)) {
+		report_roles(nm, paths, sbs, &r, newest);
+		err("%s: %s (UUID %s): %d missing, %d failed and %d stale roles, more than RAID%u survives; not assembled (lraidctl assemble --force by hand, see the admin guide)",
+		    o->dev, sb->name, uuid, __builtin_popcount(r.missing),
+		    __builtin_popcount(r.failed), __builtin_popcount(r.stale),
+		    sb->level);
+		return -1;
+	}
+	lost = r.missing | r.stale;
+	if (lost && !o->run) {
+		if (!o->quiet)
+			err("%s: %s (UUID %s, RAID%u): %d of %u members found, waiting for role%s %s (lraidctl assemble --scan --run %s starts it without)",
+			    o->dev, sb->name, uuid, sb->level, nm,
+			    sbs[newest].nr_members, lost & (lost - 1) ? "s" : "",
+			    roles_str(lost), sb->name);
+		return 1;
+	}
+	if (r.unusable && !(sbs[newest].state & LRAID_SB_STATE_CLEAN)) {
+		err("%s: %s (UUID %s) was not stopped cleanly (or not resynced since) and would start degraded, without role%s %s; not assembled (lraidctl assemble --force by hand, see the admin guide)",
+		    o->dev, sb->name, uuid,
+		    r.unusable & (r.unusable - 1) ? "s" : "",
+		    roles_str(r.unusable));
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -1567,14 +1599,15 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
-	lock = scan_lock();
+	/* incremental: outside the lock, so that the others do not queue */
 	if (o->uuid) {
 		i = wait_created(ctl, busy, creating, briefs, o);
 		if (i <= 0) {
-			ret = -i;
-			goto out;
+			close(ctl);
+			return -i;
 		}
 	}
+	lock = scan_lock();
 	n = scan_devices(&devs, &denied, !o->uuid);
 	if (n < 0)
 		goto out;
@@ -1620,7 +1653,7 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 			ret = 1;
 			continue;
 		}
-		if (o->uuid && !o->run) {
+		if (o->uuid) {
 			int w = scan_waits(o, sb, nm, paths);
 
 			if (w) {
@@ -1702,6 +1735,27 @@ static int cmd_assemble(int argc, char **argv)
 	return assemble_set(index, argc - 2, argv + 2, &o);
 }
 
+/*
+ * At boot udev may run incremental before lraid.ko is loaded (the module
+ * has no alias a device could load it by): load it then, as
+ * "modprobe lraid" would; if that fails, open_control() says so.
+ */
+static void load_module(void)
+{
+	int status;
+	pid_t pid;
+
+	if (!access(CONTROL_PATH, F_OK))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		execlp("modprobe", "modprobe", "-q", "lraid", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
 static const struct option incremental_opts[] = {
 	{ "run", no_argument, NULL, 'R' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -1753,9 +1807,12 @@ static int cmd_incremental(int argc, char **argv)
 		return usage();
 	o.dev = argv[optind];
 	ret = read_sb_block(o.dev, block, NULL, msg, sizeof(msg));
-	/* no medium, or the device went away before its event ran */
-	if (o.quiet && (ret == -ENOMEDIUM || ret == -ENXIO ||
-			ret == -ENODEV || ret == -ENOENT))
+	/*
+	 * --quiet (the udev rule): no medium, gone before its event ran,
+	 * smaller than a superblock (an extended partition's stub) or not
+	 * readable is not a device to assemble from, and no news
+	 */
+	if (ret && o.quiet)
 		return 0;
 	if (ret) {
 		err("%s", msg);
@@ -1774,6 +1831,7 @@ static int cmd_incremental(int argc, char **argv)
 		return 1;
 	}
 	o.uuid = sb.uuid;
+	load_module();
 	return assemble_scan(NULL, &o);
 }
 
@@ -1790,8 +1848,9 @@ static bool being_created(int ctl, unsigned int index)
 /*
  * Stop array @index: 0, or the errno (said, but for ENODEV if @quiet_gone:
  * stopped meanwhile, by another stop --scan say). A busy array is tried
- * again for up to a second: udev and blkid open a new disk briefly right
- * after it appears, so a stop straight after create or assemble would
+ * again for up to five seconds: udev and blkid open a new disk briefly
+ * right after it appears, and again after its change uevent (a member
+ * failed), so a stop straight after create, assemble or fail would
  * otherwise fail now and then.
  */
 static int stop_one(int ctl, uint32_t index, bool quiet_gone)
@@ -1807,7 +1866,7 @@ static int stop_one(int ctl, uint32_t index, bool quiet_gone)
 			    c.index, strerror(e));
 			return e;
 		}
-		if (e == EBUSY && ++tries < 5) {
+		if (e == EBUSY && ++tries < 25) {
 			usleep(200000);
 			continue;
 		}

@@ -6,10 +6,10 @@
 # or missing, "1,3"). Checked for RAID5 x4 at 64 KiB and RAID6 x5 at 16 KiB
 # on null_blk:
 #   - after create, every file against detail --json and examine --json;
-#   - lraidctl fail of one member (RAID6: then a second): degraded and
-#     failed follow; a reader blocked in poll(2) on degraded wakes, and the
-#     disk sends a "change" uevent for lraidN (as md does), caught on the
-#     kernel's uevent socket;
+#   - lraidctl fail of role 2 (RAID6: then role 1, "1,2" and not a range):
+#     degraded and failed follow; a reader blocked in poll(2) on degraded
+#     wakes, and the disk sends a "change" uevent for lraidN with
+#     LRAID_DEGRADED=<count>, caught on the kernel's uevent socket;
 #   - stop while readers loop over the files (the kernel log is checked
 #     for splats by the harness): the directory goes with the disk;
 #   - a degraded assembly of a new array on the same members (the last
@@ -53,7 +53,8 @@ while not (woke and seen) and time.time() < end:
         if fd == s.fileno():
             msg = s.recv(65536).split(b"\0")
             if msg[0].startswith(b"change@") and b"DEVNAME=lraid0" in msg:
-                res.write("uevent\n")
+                deg = [m for m in msg if m.startswith(b"LRAID_DEGRADED=")]
+                res.write("uevent " + b",".join(deg).decode() + "\n")
                 seen = True
         elif not woke:
             f.seek(0)
@@ -69,12 +70,14 @@ PY
 	lr_fail "the watcher did not start"
 }
 
-# watched OUT DEGRADED: the watcher saw degraded become DEGRADED and the uevent
+# watched OUT DEGRADED: the watcher saw degraded become DEGRADED, and the
+# uevent with LRAID_DEGRADED=DEGRADED
 watched() {
 	wait "$WATCH" || lr_fail "watcher failed"
 	grep -qx "poll $2" "$1" ||
 		lr_fail "poll on $d/degraded: $(tr '\n' ' ' <"$1") (expected poll $2)"
-	grep -qx uevent "$1" || lr_fail "no change uevent for lraid0: $(tr '\n' ' ' <"$1")"
+	grep -qx "uevent LRAID_DEGRADED=$2" "$1" ||
+		lr_fail "no change uevent for lraid0 with LRAID_DEGRADED=$2: $(tr '\n' ' ' <"$1")"
 	rm -f "$1" "$1.ready"
 }
 
@@ -86,16 +89,19 @@ for cfg in "5 4 64K 65536" "6 5 16K 16384"; do
 	[ -d "$d" ] || lr_fail "no $d"
 	json=$("$LRAIDCTL" detail --json lraid0) || lr_fail detail
 	ex=$("$LRAIDCTL" examine --json "${LR_M[0]}") || lr_fail examine
-	read -r uuid kib name < <(python3 -c '
+	read -r uuid kib name jlevel jchunk jn < <(python3 -c '
 import json, sys
 d, e = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert d["uuid"] == e["uuid"]
-print(d["uuid"], d["member_data_sectors"] // 2, e["name"])' "$json" "$ex") ||
+print(d["uuid"], d["member_data_sectors"] // 2, e["name"], d["level"],
+      d["chunk_bytes"], d["members"])' "$json" "$ex") ||
 		lr_fail "detail/examine JSON"
-	is level "raid$level"
+	[ "$jlevel $jchunk $jn" = "$level $bytes $n" ] ||
+		lr_fail "detail --json: level $jlevel, chunk $jchunk, $jn members"
+	is level "raid$jlevel"
 	is layout 2
-	is chunk_size "$bytes"
-	is raid_disks "$n"
+	is chunk_size "$jchunk"
+	is raid_disks "$jn"
 	is component_size "$kib"
 	is degraded 0
 	is failed ""
@@ -112,11 +118,12 @@ print(d["uuid"], d["member_data_sectors"] // 2, e["name"])' "$json" "$ex") ||
 	is degraded 1
 	is failed 2
 	if [ "$level" = 6 ]; then
+		# a neighbour: each role named, not a range ("1-2")
 		watch "$LR_TMP/w2"
-		"$LRAIDCTL" fail lraid0 "${LR_M[0]}" || lr_fail "fail role 0"
+		"$LRAIDCTL" fail lraid0 "${LR_M[1]}" || lr_fail "fail role 1"
 		watched "$LR_TMP/w2" 2
 		is degraded 2
-		is failed "0,2"
+		is failed "1,2"
 	fi
 	python3 -c '
 import json, sys

@@ -7,16 +7,22 @@
 # on one at a time, with the rule installed in /run/udev/rules.d:
 #   - by hand, with one member there: it waits (exit 0) and names the
 #     roles missing; nothing starts;
-#   - the second member's udev event: still nothing;
-#   - the last two powered on together (their events run at once): the
-#     array starts exactly once, as lraid0 (its name), every member in
-#     use, the data as written;
+#   - the second member's udev event, then the third's (RAID5 could run
+#     on three, but without --run it waits): still nothing;
+#   - the last one's: the array starts, once, as lraid0 (its name), every
+#     member in use, the data as written;
 #   - by hand again: "already running", exit 0; a device without a
 #     superblock: exit 1 and a message, silent exit 0 with --quiet;
 #   - without the rule, the four run by hand at the same time: one array;
 #   - a member missing: it waits, and --run starts it degraded (as mdadm
 #     -IR); later, with every member back, the role recorded failed does
-#     not hold it up (it starts degraded as it stopped).
+#     not hold it up (it starts degraded as it stopped);
+#   - on loop members (which udev watches: a close after writing makes it
+#     send a change event), a set the kernel would refuse (not stopped
+#     cleanly and degraded) is refused with the reason, by hand and through
+#     the rule, where one change event must make one run (a run that
+#     opened the members for writing would make more events, and more
+#     runs, without end).
 # The rule needs udevd in the guest (virtme-ng starts it; on the debug
 # test kernel it dies at once): without one answering, lraidctl
 # incremental is run by hand where udev would run it.
@@ -32,8 +38,9 @@ if ! udevadm control --ping 2>/dev/null; then
 fi
 
 rules=/run/udev/rules.d/65-lraid-incremental.rules
-# the rule goes before the arrays and devices (lr_cleanup)
-trap 'rm -f "$rules"; [ $udev = 0 ] || udevadm control --reload; lr_cleanup' EXIT
+# the rule goes, and udev finishes what it runs, before the arrays and
+# devices go (lr_cleanup)
+trap 'rm -f "$rules"; [ $udev = 0 ] || { udevadm control --reload; lr_settle; }; lr_cleanup' EXIT
 
 cfg=/sys/kernel/config/nullb
 power() { # NAME 0|1
@@ -83,6 +90,7 @@ event() {
 }
 
 lr_log "udev rule installed; members appear one at a time"
+lr_settle
 if [ $udev = 1 ]; then
 	mkdir -p /run/udev/rules.d
 	sed "s|@LRAIDCTL@|$LRAIDCTL|" tools/udev/65-lraid-incremental.rules.in >"$rules"
@@ -101,10 +109,14 @@ event "${names[1]}"
 lr_settle
 sleep 1
 [ ! -e /dev/lraid0 ] || lr_fail "started with two members of four"
-(power "${names[2]}" 1 && event "${names[2]}") &
+# three of four would do for RAID5: it must still wait for the last
+power "${names[2]}" 1
+event "${names[2]}"
+lr_settle
+sleep 1
+[ ! -e /dev/lraid0 ] || lr_fail "started with three members of four (no --run)"
 power "${names[3]}" 1
 event "${names[3]}"
-wait $! || lr_fail "the event of ${names[2]}"
 lr_settle
 wait_array
 LR_ARRAYS+=(lraid0)
@@ -170,4 +182,45 @@ inc "$LR_TMP/o" "${LR_M[3]}"
 	lr_fail "failed roles after: $(cat /sys/block/lraid0/lraid/failed)"
 [ "$(lr_sha /dev/lraid0 32768)" = "$sum" ] || lr_fail "data differs after"
 "$LRAIDCTL" stop lraid0 || lr_fail stop
+
+if [ $udev = 1 ]; then
+	lr_log "a set the kernel would refuse, on loop members (udev watches them)"
+	lr_members loop 3 64
+	lr_create lraid1 --level 5 "${LR_M[@]}"
+	"$LRAIDCTL" fail lraid1 "${LR_M[2]}" || lr_fail "fail role 2"
+	# role 2 recorded failed, the array active: as if it then crashed
+	lr_sb_save "${LR_M[0]}" "${LR_M[1]}"
+	"$LRAIDCTL" stop lraid1 || lr_fail "stop lraid1"
+	lr_sb_restore "${LR_M[0]}" "${LR_M[1]}"
+	lr_settle
+	if "$LRAIDCTL" incremental "${LR_M[0]}" 2>"$LR_TMP/o"; then
+		lr_fail "a set not stopped cleanly that would start degraded was started"
+	fi
+	grep -q "was not stopped cleanly.*would start degraded.*not assembled" "$LR_TMP/o" ||
+		lr_fail "refusal: $(cat "$LR_TMP/o")"
+	# through udev, counting the runs: one change event must make one run,
+	# not a run that opens the members for writing, whose close makes
+	# udev send more change events, and so on
+	cat >"$LR_TMP/wrap" <<-EOF
+		#!/bin/sh
+		echo "\$*" >>"$LR_TMP/runs"
+		exec "$LRAIDCTL" "\$@"
+	EOF
+	chmod +x "$LR_TMP/wrap"
+	: >"$LR_TMP/runs"
+	sed "s|@LRAIDCTL@|$LR_TMP/wrap|" tools/udev/65-lraid-incremental.rules.in >"$rules"
+	udevadm control --reload || lr_fail "udevadm control --reload"
+	udevadm trigger --action=change "${LR_M[0]}" || lr_fail "udevadm trigger"
+	lr_settle
+	sleep 3
+	lr_settle
+	runs=$(grep -c "${LR_M[0]}\|${LR_M[1]}" "$LR_TMP/runs" || :)
+	[ "$runs" -ge 1 ] || lr_fail "the rule did not run for ${LR_M[0]}"
+	[ "$runs" -le 2 ] ||
+		lr_fail "$runs runs for one change event: $(sort "$LR_TMP/runs" | uniq -c | tr '\n' ' ')"
+	[ ! -e /dev/lraid1 ] || lr_fail "lraid1 started"
+	rm -f "$rules"
+	udevadm control --reload
+	lr_settle
+fi
 echo "PASS: incremental assembly"
