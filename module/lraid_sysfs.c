@@ -12,12 +12,10 @@
  * wakes, as on md's degraded) and the disk sends a "change" uevent once
  * the superblocks record it (md sends one only when an array starts).
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/blkdev.h>
 #include <linux/kobject.h>
-#include <linux/workqueue.h>
 #include <linux/sysfs.h>
+#include <linux/workqueue.h>
 
 #include "lraid.h"
 #include "lraid_sb.h"
