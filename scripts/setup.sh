@@ -11,6 +11,7 @@ pkgs=(
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 linux-source-6.12
 	qemu-system-x86 fio mdadm liburing-dev libisal-dev busybox-static
 	sparse shellcheck e2fsprogs util-linux fdisk dmsetup
+	xfsprogs lvm2 cryptsetup-bin
 )
 [ "${LRAID_BENCH:-0}" = 1 ] && pkgs+=(linux-perf bpftrace)
 
