@@ -43,8 +43,8 @@ lr_setup
 export LVM_SUPPRESS_FD_WARNINGS=1
 # LVM and cryptsetup wait for udev to make device nodes: forever on the
 # debug kernel, where udevd dies at once (146) but leaves its socket.
-# Without udevd, libdevmapper makes them itself (udev_sync and udev_rules
-# off; with udevd running it would warn about each command).
+# There libdevmapper makes them itself (udev_sync and udev_rules off; it
+# warns at each LVM command, taking the socket for a running udevd).
 if ! udevadm control --ping --timeout=10 >/dev/null 2>&1; then
 	lr_log "udevd does not answer: device-mapper nodes without it (DM_DISABLE_UDEV)"
 	export DM_DISABLE_UDEV=1
@@ -337,7 +337,7 @@ else
 	limits /dev/lraid0 32768 98304
 	# as the admin guide says (the array is new: all zeroes)
 	if pvcreate /dev/lraid0 >"$LR_TMP/out" 2>&1; then
-		lr_fail "$what: pvcreate took lraid0 without devices/types: update admin-guide.rst"
+		lr_fail "$what: pvcreate took lraid0 without devices/types (does lvm.conf name lraid?): update admin-guide.rst"
 	fi
 	grep -qF "Cannot use /dev/lraid0: device type is unknown" "$LR_TMP/out" ||
 		lr_fail "$what: pvcreate failed otherwise than the admin guide says: $(cat "$LR_TMP/out")"
