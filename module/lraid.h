@@ -254,8 +254,9 @@ struct lraid_array {
 	bool clean;			/* on-disk state */
 	/*
 	 * Started from superblocks that were not clean, or with members
-	 * --force took back, and parity was not resynced since (there is
-	 * no resync yet): a stop leaves the superblocks not clean.
+	 * --force took back, and parity was not resynced since (a complete
+	 * repair pass, lraid_sync.c, clears it; sb_mutex): a stop leaves the
+	 * superblocks not clean.
 	 */
 	bool unsynced;
 	bool stopping;			/* disk->open_mutex: opens refused */
@@ -343,6 +344,20 @@ struct lraid_array {
 	struct lraid_shard *shards;
 	unsigned int shard_bits;
 
+	/*
+	 * Parity check and repair (lraid_sync.c). sync_action, last_sync,
+	 * sync_dead: sync_mutex; sync_abort, sync_done and mismatches are
+	 * read without it.
+	 */
+	struct mutex sync_mutex;
+	struct work_struct sync_work;
+	u8 sync_action;			/* LRAID_SYNC_*: the pass running */
+	u8 last_sync;			/* the last pass's, LRAID_SYNC_NONE */
+	bool sync_dead;			/* stopping: no pass starts */
+	bool sync_abort;		/* the pass stops at its next stripe */
+	u64 sync_done;			/* member sectors the pass went past */
+	atomic64_t mismatches;		/* sectors, this or the last pass */
+
 	/* full-stripe discards in flight, see "Discard" above */
 	spinlock_t drange_lock;
 	struct list_head dranges;
@@ -402,6 +417,17 @@ void lraid_submit_bio(struct bio *bio);
 int lraid_io_init(struct lraid_array *a);
 void lraid_io_quiesce(struct lraid_array *a);
 void lraid_io_exit(struct lraid_array *a);
+
+/* lraid_sync.c */
+#define LRAID_SYNC_NONE		0	/* no pass runs (or ran) */
+#define LRAID_SYNC_CHECK	1
+#define LRAID_SYNC_REPAIR	2
+extern struct device_attribute dev_attr_sync_action;
+extern struct device_attribute dev_attr_last_sync_action;
+extern struct device_attribute dev_attr_mismatch_cnt;
+extern struct device_attribute dev_attr_sync_completed;
+void lraid_sync_init(struct lraid_array *a);
+void lraid_sync_stop(struct lraid_array *a);
 
 /* lraid_stripe.c */
 int lraid_stripe_module_init(void);

@@ -556,6 +556,7 @@ out_io:
 static void lraid_array_free(struct lraid_array *a)
 {
 	mutex_destroy(&a->sb_mutex);
+	mutex_destroy(&a->sync_mutex);
 	if (a->sb_page)
 		__free_page(a->sb_page);
 	kfree(a->sb_buf);
@@ -607,6 +608,7 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	INIT_LIST_HEAD(&a->held_flushes);
 	mutex_init(&a->sb_mutex);
 	lraid_sysfs_init(a);
+	lraid_sync_init(a);
 	/*
 	 * Allocated up front: the pass that records a failed member releases
 	 * the writes held for it, and reclaim could wait on those.
@@ -1342,8 +1344,8 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		pr_warn("lraid%d: --force: starting not stopped cleanly and degraded; blocks of failed roles %#x in stripes written at the time may read back wrong\n",
 			index, a->failed);
 	else if (!clean)
-		pr_warn("lraid%d: array was not stopped cleanly (or not resynced since): parity of stripes written at the time may be stale (resync is future work)\n",
-			index);
+		pr_warn("lraid%d: array was not stopped cleanly (or not resynced since): parity of stripes written at the time may be stale; a repair pass resyncs it (echo repair > /sys/block/lraid%d/lraid/sync_action)\n",
+			index, index);
 	a->clean = false;
 	/*
 	 * Members --force took back missed writes that parity holds: their
@@ -1418,6 +1420,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 {
 	lraid_holders_unlink(a);
 	lraid_sysfs_remove(a);
+	lraid_sync_stop(a);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_stripe_exit(a);
@@ -1430,7 +1433,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
 	mutex_unlock(&a->sb_mutex);
 	if (a->unsynced)
-		pr_warn("lraid%d: left marked not clean: parity was never resynced after the unclean shutdown or the --force start\n",
+		pr_warn("lraid%d: left marked not clean: no complete repair pass resynced parity after the unclean shutdown or the --force start\n",
 			a->index);
 	lraid_members_close(a);
 	put_disk(a->disk);

@@ -1059,12 +1059,38 @@ void lraid_stripe_queue(struct lraid_array *a, struct lraid_wreq *wr)
 	rcu_read_unlock();
 }
 
-/* Does any op hold a window of stripes [d->s0, d->s1)? */
+/* Was a range over any of stripes [d->s0, d->s1) registered before @d? */
+static bool lraid_drange_behind(struct lraid_array *a,
+				const struct lraid_drange *d)
+{
+	struct lraid_drange *e;
+	bool behind = false;
+
+	spin_lock_irq(&a->drange_lock);
+	list_for_each_entry(e, &a->dranges, node) {
+		if (e == d)
+			break;
+		if (e->s0 < d->s1 && d->s0 < e->s1) {
+			behind = true;
+			break;
+		}
+	}
+	spin_unlock_irq(&a->drange_lock);
+	return behind;
+}
+
+/*
+ * Does any op hold a window of stripes [d->s0, d->s1), or does a range
+ * registered earlier cover any of them?
+ */
 static bool lraid_drange_busy(struct lraid_array *a,
 			      const struct lraid_drange *d)
 {
 	u32 nwin = a->geom.chunk_sectors / a->win_sectors;
 	unsigned int i;
+
+	if (lraid_drange_behind(a, d))
+		return true;
 
 	for (i = 0; i < (1U << a->shard_bits); i++) {
 		struct lraid_shard *sh = &a->shards[i];
@@ -1088,10 +1114,12 @@ static bool lraid_drange_busy(struct lraid_array *a,
 }
 
 /*
- * Order a full-stripe discard of stripes [d->s0, d->s1) after the write
- * pieces already holding windows there, and before those that come later:
- * those are parked on @d from now on (lraid_op_acquire()). Sleeps, task
- * context. Pieces already queued behind a holder run before the discard.
+ * Order a full-stripe discard (or a parity check, lraid_sync.c) of stripes
+ * [d->s0, d->s1) after the write pieces already holding windows there and
+ * the ranges registered before it over any of those stripes, and before
+ * the pieces that come later: those are parked on @d from now on
+ * (lraid_op_acquire()). Sleeps, task context. Pieces already queued
+ * behind a holder run before it.
  */
 void lraid_drange_begin(struct lraid_array *a, struct lraid_drange *d)
 {
@@ -1115,6 +1143,8 @@ void lraid_drange_end(struct lraid_array *a, struct lraid_drange *d)
 	WRITE_ONCE(a->nr_dranges, a->nr_dranges - 1);
 	list_splice_init(&d->parked, &parked);
 	spin_unlock_irqrestore(&a->drange_lock, flags);
+	/* a range registered later over the same stripes may wait for @d */
+	wake_up(&a->drange_wait);
 
 	list_for_each_entry_safe(wr, tmp, &parked, wait) {
 		list_del(&wr->wait);

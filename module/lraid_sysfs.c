@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/block/lraidN/lraid/: a running array's state, read-only. Where md's
+ * /sys/block/lraidN/lraid/: a running array's state. Where md's
  * /sys/block/mdN/md/ has the same value, the file has md's name and format
- * (level, layout, chunk_size, raid_disks, component_size, degraded, uuid),
- * so that scripts written for md read lraid the same way; name and failed
- * are lraid's own. The group comes and goes with the disk (add_disk() to
+ * (level, layout, chunk_size, raid_disks, component_size, degraded, uuid,
+ * and lraid_sync.c's sync_action, last_sync_action, mismatch_cnt and
+ * sync_completed), so that scripts written for md read lraid the same
+ * way; name and failed are lraid's own. sync_action is the one file
+ * written (a parity check or repair). The group comes and goes with the disk (add_disk() to
  * del_gendisk(), which waits for readers in show()), and the array outlives
  * the disk's sysfs, so show() needs no reference of its own.
  *
@@ -116,6 +118,10 @@ static struct attribute *lraid_attrs[] = {
 	&dev_attr_failed.attr,
 	&dev_attr_uuid.attr,
 	&dev_attr_name.attr,
+	&dev_attr_sync_action.attr,
+	&dev_attr_last_sync_action.attr,
+	&dev_attr_mismatch_cnt.attr,
+	&dev_attr_sync_completed.attr,
 	NULL,
 };
 

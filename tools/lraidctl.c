@@ -22,6 +22,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <libgen.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,11 +90,12 @@ static int usage(void)
 		"  %s detail --scan | [--json] lraidN\n"
 		"  %s examine --scan | [--json] MEMBER...\n"
 		"  %s incremental [--run] [--quiet] MEMBER\n"
+		"  %s action check|repair|idle|frozen [--wait] lraidN...\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
 		"be /dev/lraidN.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -969,8 +971,8 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		    r.unusable & (r.unusable - 1) ? "s" : "",
 		    roles_str(r.unusable));
 	} else if (have == 0 && !(ref->state & LRAID_SB_STATE_CLEAN)) {
-		err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; with no resync yet it stays marked so, and starting it degraded takes --force",
-		    c.index);
+		err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; it stays marked so until a repair pass resyncs it (echo repair > /sys/block/lraid%u/lraid/sync_action), and starting it degraded takes --force",
+		    c.index, c.index);
 	}
 	printf("/dev/lraid%u\n", c.index);
 out:
@@ -2055,6 +2057,45 @@ static const char *array_state(const struct lraid_ioc_info *c)
 	return clean ? "clean" : "active";
 }
 
+/* The first line of sysfs file @dir/@name, without its newline; "" if none. */
+static void sys_line(const char *dir, const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX + 16];
+	FILE *f;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(out, len, f))
+		out[0] = 0;
+	fclose(f);
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* A parity check or repair, as /sys/block/lraidN/lraid/ tells it. */
+struct sync_state {
+	char action[16];	/* idle, check, repair; "" for an older module */
+	char last[16];		/* none, check, repair */
+	unsigned long long done, total, mismatches;
+	bool running;
+};
+
+static void sync_state(unsigned int index, struct sync_state *st)
+{
+	char dir[64], line[64];
+
+	snprintf(dir, sizeof(dir), "/sys/block/lraid%u/lraid", index);
+	sys_line(dir, "sync_action", st->action, sizeof(st->action));
+	sys_line(dir, "last_sync_action", st->last, sizeof(st->last));
+	st->mismatches = sys_number(dir, "mismatch_cnt");
+	sys_line(dir, "sync_completed", line, sizeof(line));
+	if (sscanf(line, "%llu / %llu", &st->done, &st->total) != 2)
+		st->done = st->total = 0;
+	st->running = st->action[0] && strcmp(st->action, "idle");
+}
+
 static void uuid_str(const uint8_t *u, char *out)
 {
 	sprintf(out,
@@ -2143,9 +2184,10 @@ static int detail_all(void)
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
+	struct sync_state st;
 	const char *name, *sep;
 	int json, ctl, i;
-	char uuid[40];
+	char uuid[40], state[64];
 
 	if (argc == 2 && is_scan(argv[1]))
 		return detail_all();
@@ -2169,6 +2211,10 @@ static int cmd_detail(int argc, char **argv)
 	}
 	close(ctl);
 	uuid_str(c.uuid, uuid);
+	sync_state(c.index, &st);
+	snprintf(state, sizeof(state), "%s%s", array_state(&c),
+		 !st.running ? "" :
+		 !strcmp(st.action, "check") ? ", checking" : ", repairing");
 	if (json) {
 		printf("{\"device\": \"/dev/lraid%u\", \"level\": %u, \"chunk_bytes\": %u, "
 		       "\"members\": %u, \"array_sectors\": %llu, \"size_bytes\": %llu, "
@@ -2180,7 +2226,7 @@ static int cmd_detail(int argc, char **argv)
 		       (unsigned long long)c.array_sectors * 512,
 		       (unsigned long long)c.member_data_sectors,
 		       (unsigned long long)c.data_offset,
-		       array_state(&c), (unsigned long long)c.events, uuid);
+		       state, (unsigned long long)c.events, uuid);
 		for (i = 0; i < c.nr_members; i++) {
 			char p[300];
 
@@ -2194,7 +2240,17 @@ static int cmd_detail(int argc, char **argv)
 			       member_state(&c.members[i]),
 			       c.members[i].read_errors);
 		}
-		printf("]}\n");
+		printf("]");
+		if (st.action[0]) {
+			printf(", \"sync_action\": \"%s\", \"last_sync_action\": \"%s\", "
+			       "\"mismatch_cnt\": %llu, \"sync_completed\": ",
+			       st.action, st.last, st.mismatches);
+			if (st.running)
+				printf("[%llu, %llu]", st.done, st.total);
+			else
+				printf("null");
+		}
+		printf("}\n");
 		return 0;
 	}
 	printf("/dev/lraid%u:\n", c.index);
@@ -2207,7 +2263,16 @@ static int cmd_detail(int argc, char **argv)
 	printf("       Data Offset : %llu sectors\n",
 	       (unsigned long long)c.data_offset);
 	printf("      Raid Devices : %u\n", c.nr_members);
-	printf("             State : %s\n", array_state(&c));
+	printf("             State : %s\n", state);
+	if (st.running)
+		printf("%18s : %llu%% complete\n",
+		       !strcmp(st.action, "check") ? "Check Status" : "Repair Status",
+		       st.total ? st.done * 100 / st.total : 0);
+	if (st.running || (st.last[0] && strcmp(st.last, "none")))
+		printf("    Mismatch Count : %llu (%s%s%s)\n", st.mismatches,
+		       st.running ? "" : "last ",
+		       st.running ? st.action : st.last,
+		       st.running ? " so far" : "");
 	printf("            Layout : left-symmetric\n");
 	printf("        Chunk Size : %uK\n", c.chunk_bytes >> 10);
 	printf("              UUID : %s\n", uuid);
@@ -2372,6 +2437,123 @@ static int cmd_examine(int argc, char **argv)
 	return n ? ret : usage();
 }
 
+/*
+ * action ACTION [--wait] lraidN...: write ACTION to each array's
+ * sync_action (mdadm --action=); with --wait, wait for the pass to end and
+ * say what it found (mdadm --wait).
+ */
+static const char *const sync_actions[] = { "check", "repair", "idle", "frozen" };
+
+/* Wait for array @index's pass to end; 0, or 1 (said) if it vanished. */
+static int wait_pass(unsigned int index)
+{
+	struct sync_state st;
+	char path[64];
+	struct pollfd p;
+	char buf[32];
+
+	snprintf(path, sizeof(path), "/sys/block/lraid%u/lraid/sync_action",
+		 index);
+	p.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p.fd < 0) {
+		err("lraid%u: %s: %s (array stopped?)", index, path,
+		    strerror(errno));
+		return 1;
+	}
+	p.events = POLLPRI;
+	for (;;) {
+		ssize_t n = pread(p.fd, buf, sizeof(buf) - 1, 0);
+
+		if (n < 0) {
+			err("lraid%u: %s: %s (array stopped?)", index, path,
+			    strerror(errno));
+			close(p.fd);
+			return 1;
+		}
+		buf[n] = 0;
+		if (!strcmp(buf, "idle\n"))
+			break;
+		/* sysfs_notify() when the pass ends; the timeout in case */
+		poll(&p, 1, 1000);
+	}
+	close(p.fd);
+	sync_state(index, &st);
+	printf("lraid%u: %s ended: %llu mismatched sectors (mismatch_cnt)\n",
+	       index, st.last, st.mismatches);
+	return 0;
+}
+
+static int cmd_action(int argc, char **argv)
+{
+	const char *action = NULL;
+	bool wait = false;
+	int i, at = 0, ret = 0, arrays = 0;
+
+	for (i = 1; i < argc; i++) {
+		size_t a;
+
+		if (!strcmp(argv[i], "--wait") || !strcmp(argv[i], "-W")) {
+			wait = true;
+			continue;
+		}
+		if (action)
+			continue;
+		for (a = 0; a < sizeof(sync_actions) / sizeof(*sync_actions); a++)
+			if (!strcmp(argv[i], sync_actions[a]))
+				action = sync_actions[a];
+		if (!action) {
+			err("unknown action '%s' (check, repair, idle or frozen)",
+			    argv[i]);
+			return 2;
+		}
+		at = i;
+	}
+	if (!action)
+		return usage();
+	for (i = 1; i < argc; i++) {
+		struct sync_state st;
+		uint32_t index;
+		char path[64];
+		int fd, e;
+
+		if (i == at || !strcmp(argv[i], "--wait") || !strcmp(argv[i], "-W"))
+			continue;
+		if (parse_array(argv[i], &index))
+			return 2;
+		arrays++;
+		snprintf(path, sizeof(path),
+			 "/sys/block/lraid%u/lraid/sync_action", index);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			e = errno;
+			snprintf(path, sizeof(path), "/sys/block/lraid%u", index);
+			err("%s lraid%u failed: %s", action, index,
+			    access(path, F_OK) ? "array not running" :
+			    e == ENOENT ? "the module has no check or repair (older than lraidctl)" :
+			    strerror(e));
+			ret = 1;
+			continue;
+		}
+		if (write(fd, action, strlen(action)) < 0) {
+			e = errno;
+			sync_state(index, &st);
+			err("%s lraid%u failed: %s%s", action, index, strerror(e),
+			    e != EBUSY ? "" :
+			    st.running ? " (a pass is running: 'lraidctl action idle' stops it)" :
+			    " (the array is degraded: a pass needs every member; see the kernel log)");
+			close(fd);
+			ret = 1;
+			continue;
+		}
+		close(fd);
+		if (wait && (!strcmp(action, "check") || !strcmp(action, "repair")))
+			ret |= wait_pass(index);
+	}
+	if (!arrays)
+		return usage();
+	return ret;
+}
+
 static int cmd_version(void)
 {
 	struct lraid_ioc_version v = { 0 };
@@ -2414,6 +2596,13 @@ int main(int argc, char **argv)
 		return cmd_examine(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "incremental") || !strcmp(argv[1], "-I"))
 		return cmd_incremental(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "action"))
+		return cmd_action(argc - 1, argv + 1);
+	if (!strncmp(argv[1], "--action=", 9)) {
+		/* mdadm's spelling: --action=check ARRAY... */
+		argv[1] += 9;
+		return cmd_action(argc, argv);
+	}
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version"))
 		return cmd_version();
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {

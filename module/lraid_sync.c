@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parity check and repair: md's "check" and "repair" sync actions, started
+ * and stopped by writing sync_action in /sys/block/lraidN/lraid/, with md's
+ * mismatch_cnt, sync_completed and last_sync_action beside it.
+ *
+ * A pass walks the stripes in order, in a work item on system_long_wq.
+ * Each stripe is taken as a range (struct lraid_drange, as a full-stripe
+ * discard takes one): the write pieces holding windows there finish first,
+ * those that arrive meanwhile are parked until the stripe is done, and
+ * healthy reads, which never use parity, go on. The stripe is read from
+ * every member a slice at a time, and P (and Q) are computed from its data
+ * and compared with the members' page by page. "check" counts the pages
+ * that differ; "repair" also writes the computed P or Q over them (data
+ * wins, as in md). mismatch_cnt counts 512-byte sectors, a page's worth
+ * per page that differs, as md counts them.
+ *
+ * A pass needs every member: it is refused on a degraded array and stops
+ * when a member fails. A member read error skips its slice: it is counted
+ * against the member (max_read_errors) and logged; the next read of those
+ * blocks through the array rebuilds and rewrites them.
+ *
+ * A repair pass that went over every stripe leaves parity agreeing with
+ * the data everywhere but where writes are in flight, as on an array that
+ * was always clean: the array no longer needs a resync after an unclean
+ * shutdown or a --force start, and the next stop marks it clean.
+ *
+ * Every buffer and bio of a pass is allocated before its first stripe is
+ * taken: while one is, writes to it wait, and memory reclaim may be
+ * waiting for them.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/kobject.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+#include <linux/workqueue.h>
+
+#include "lraid.h"
+#include "lraid_gf.h"
+
+#define LRAID_SYNC_PAGES	16	/* slice: pages read per member */
+
+struct lraid_sync {
+	struct lraid_array *a;
+	u8 action;
+	u32 slice_pages;
+	struct lraid_drange range;
+	atomic_t pending;
+	struct completion done;
+	blk_status_t status[LRAID_MAX_MEMBERS];
+	struct bio *bios[LRAID_MAX_MEMBERS];
+	/* the members' pages, then computed P and Q */
+	struct page *pages[LRAID_MAX_MEMBERS + 2][LRAID_SYNC_PAGES];
+	void *data[LRAID_MAX_MEMBERS];
+	u64 skipped;			/* slices skipped for read errors */
+};
+
+static const char *const lraid_sync_names[] = {
+	[LRAID_SYNC_NONE] = "none",
+	[LRAID_SYNC_CHECK] = "check",
+	[LRAID_SYNC_REPAIR] = "repair",
+};
+
+static void lraid_sync_free(struct lraid_sync *s)
+{
+	unsigned int m, i;
+
+	for (m = 0; m < ARRAY_SIZE(s->bios); m++) {
+		if (!s->bios[m])
+			continue;
+		bio_uninit(s->bios[m]);
+		kfree(s->bios[m]);
+	}
+	for (m = 0; m < ARRAY_SIZE(s->pages); m++)
+		for (i = 0; i < LRAID_SYNC_PAGES; i++)
+			if (s->pages[m][i])
+				__free_page(s->pages[m][i]);
+	kfree(s);
+}
+
+static struct lraid_sync *lraid_sync_alloc(struct lraid_array *a, u8 action)
+{
+	const struct lraid_geom *g = &a->geom;
+	unsigned int nr = g->nr_members, m, i;
+	struct lraid_sync *s;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->a = a;
+	s->action = action;
+	s->slice_pages = min_t(u32, LRAID_SYNC_PAGES,
+			       (g->chunk_sectors << SECTOR_SHIFT) >> PAGE_SHIFT);
+	s->range.a = a;
+	init_completion(&s->done);
+	for (m = 0; m < nr; m++) {
+		s->bios[m] = bio_kmalloc(s->slice_pages, GFP_KERNEL);
+		if (!s->bios[m])
+			goto fail;
+		bio_init(s->bios[m], a->members[m].b.bdev,
+			 s->bios[m]->bi_inline_vecs, s->slice_pages,
+			 REQ_OP_READ);
+	}
+	for (m = 0; m < nr + 2; m++) {
+		if (m == nr + 1 && g->level != 6)
+			break;
+		for (i = 0; i < s->slice_pages; i++) {
+			s->pages[m][i] = alloc_page(GFP_KERNEL);
+			if (!s->pages[m][i])
+				goto fail;
+		}
+	}
+	return s;
+fail:
+	lraid_sync_free(s);
+	return NULL;
+}
+
+static void lraid_sync_endio(struct bio *bio)
+{
+	struct lraid_sync *s = bio->bi_private;
+	unsigned int m;
+
+	for (m = 0; m < ARRAY_SIZE(s->bios); m++)
+		if (s->bios[m] == bio)
+			s->status[m] = bio->bi_status;
+	if (atomic_dec_and_test(&s->pending))
+		complete(&s->done);
+}
+
+/* Read @sectors at member sector @sector of every member; wait. */
+static void lraid_sync_read(struct lraid_sync *s, u64 sector, u32 pages)
+{
+	struct lraid_array *a = s->a;
+	unsigned int nr = a->geom.nr_members, m, i;
+
+	reinit_completion(&s->done);
+	atomic_set(&s->pending, nr + 1);
+	for (m = 0; m < nr; m++) {
+		struct bio *bio = s->bios[m];
+
+		bio_reset(bio, a->members[m].b.bdev, REQ_OP_READ);
+		bio->bi_iter.bi_sector = sector;
+		for (i = 0; i < pages; i++)
+			__bio_add_page(bio, s->pages[m][i], PAGE_SIZE, 0);
+		bio->bi_private = s;
+		bio->bi_end_io = lraid_sync_endio;
+		s->status[m] = BLK_STS_OK;
+		submit_bio(bio);
+	}
+	if (atomic_dec_and_test(&s->pending))
+		complete(&s->done);
+	wait_for_completion_io(&s->done);
+}
+
+/* Write computed page @page (P: @which 0, Q: 1) over member @m's. */
+static int lraid_sync_rewrite(struct lraid_sync *s, unsigned int m,
+			      unsigned int which, u64 sector, u32 page)
+{
+	struct lraid_array *a = s->a;
+	struct bio_vec bv;
+	struct bio bio;
+	int ret;
+
+	bio_init(&bio, a->members[m].b.bdev, &bv, 1, REQ_OP_WRITE | REQ_SYNC);
+	bio.bi_iter.bi_sector = sector + ((u64)page << (PAGE_SHIFT - SECTOR_SHIFT));
+	__bio_add_page(&bio, s->pages[a->geom.nr_members + which][page],
+		       PAGE_SIZE, 0);
+	ret = submit_bio_wait(&bio);
+	if (ret)
+		lraid_member_write_error(a, m, bio.bi_status);
+	bio_uninit(&bio);
+	return ret;
+}
+
+/*
+ * Check (and repair) @pages pages at sector @off of @stripe's chunks;
+ * the stripe is taken. NULL, or why the pass stops.
+ */
+static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
+				    u32 off, u32 pages)
+{
+	struct lraid_array *a = s->a;
+	const struct lraid_geom *g = &a->geom;
+	unsigned int nr = g->nr_members, k = g->nr_data, m, di, i;
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	u64 sector = a->data_offset + (stripe << g->chunk_shift) + off;
+	u32 bad_p = 0, bad_q = 0;
+	bool read_error = false;
+
+	lraid_sync_read(s, sector, pages);
+	if (READ_ONCE(a->failed))
+		return "a member failed";
+	for (m = 0; m < nr; m++) {
+		if (s->status[m] == BLK_STS_OK)
+			continue;
+		pr_warn_ratelimited("%s: %s: read error %d on %pg (role %u) at sector %llu, %u sectors skipped\n",
+				    a->disk->disk_name,
+				    lraid_sync_names[s->action],
+				    blk_status_to_errno(s->status[m]),
+				    a->members[m].b.bdev, m,
+				    (unsigned long long)sector,
+				    pages << (PAGE_SHIFT - SECTOR_SHIFT));
+		lraid_count_read_error(a, m);
+		read_error = true;
+	}
+	if (read_error) {
+		s->skipped++;
+		return READ_ONCE(a->failed) ? "a member failed" : NULL;
+	}
+
+	for (i = 0; i < pages; i++) {
+		void *p = page_address(s->pages[nr][i]);
+
+		for (di = 0; di < k; di++) {
+			m = lraid_geom_data_member(g, stripe, di);
+			s->data[di] = page_address(s->pages[m][i]);
+		}
+		/* one page per member: a short FPU section */
+		lraid_gf_begin();
+		if (g->level == 6)
+			lraid_gf_gen_pq(k, PAGE_SIZE, s->data, p,
+					page_address(s->pages[nr + 1][i]));
+		else
+			lraid_gf_gen_p(k, PAGE_SIZE, s->data, p);
+		lraid_gf_end();
+		if (memcmp(p, page_address(s->pages[pm][i]), PAGE_SIZE))
+			bad_p |= BIT(i);
+		if (g->level == 6 &&
+		    memcmp(page_address(s->pages[nr + 1][i]),
+			   page_address(s->pages[qm][i]), PAGE_SIZE))
+			bad_q |= BIT(i);
+		cond_resched();
+	}
+	if (!(bad_p | bad_q))
+		return NULL;
+	atomic64_add((u64)hweight32(bad_p | bad_q) <<
+		     (PAGE_SHIFT - SECTOR_SHIFT), &a->mismatches);
+	if (s->action != LRAID_SYNC_REPAIR)
+		return NULL;
+	for (i = 0; i < pages; i++) {
+		if (READ_ONCE(a->failed))
+			return "a member failed";
+		if ((bad_p & BIT(i)) && lraid_sync_rewrite(s, pm, 0, sector, i))
+			return "a member failed";
+		if ((bad_q & BIT(i)) && lraid_sync_rewrite(s, qm, 1, sector, i))
+			return "a member failed";
+	}
+	return NULL;
+}
+
+static void lraid_sync_work(struct work_struct *work)
+{
+	struct lraid_array *a = container_of(work, struct lraid_array,
+					     sync_work);
+	const struct lraid_geom *g = &a->geom;
+	const char *why = NULL, *name;
+	struct lraid_sync *s;
+	bool resynced = false;
+	u8 action;
+	u64 stripe;
+	u32 off;
+
+	mutex_lock(&a->sync_mutex);
+	action = a->sync_action;
+	mutex_unlock(&a->sync_mutex);
+	name = lraid_sync_names[action];
+
+	s = lraid_sync_alloc(a, action);
+	if (!s) {
+		why = "out of memory";
+		stripe = 0;
+		goto out;
+	}
+	pr_info("%s: %s started\n", a->disk->disk_name, name);
+	for (stripe = 0; stripe < g->nr_stripes; stripe++) {
+		if (READ_ONCE(a->sync_abort)) {
+			why = "interrupted";
+			break;
+		}
+		if (READ_ONCE(a->failed)) {
+			why = "a member failed";
+			break;
+		}
+		s->range.s0 = stripe;
+		s->range.s1 = stripe + 1;
+		lraid_drange_begin(a, &s->range);
+		for (off = 0; off < g->chunk_sectors && !why;
+		     off += s->slice_pages << (PAGE_SHIFT - SECTOR_SHIFT))
+			why = lraid_sync_slice(s, stripe, off, s->slice_pages);
+		lraid_drange_end(a, &s->range);
+		if (why)
+			break;
+		WRITE_ONCE(a->sync_done, (stripe + 1) << g->chunk_shift);
+		cond_resched();
+	}
+out:
+	if (why) {
+		pr_warn("%s: %s stopped at stripe %llu of %llu: %s; %llu mismatched sectors until then\n",
+			a->disk->disk_name, name, (unsigned long long)stripe,
+			(unsigned long long)g->nr_stripes, why,
+			(unsigned long long)atomic64_read(&a->mismatches));
+	} else {
+		if (action == LRAID_SYNC_REPAIR && !s->skipped) {
+			mutex_lock(&a->sb_mutex);
+			resynced = a->unsynced;
+			a->unsynced = false;
+			mutex_unlock(&a->sb_mutex);
+		}
+		pr_info("%s: %s done: %llu mismatched sectors%s%s\n",
+			a->disk->disk_name, name,
+			(unsigned long long)atomic64_read(&a->mismatches),
+			action == LRAID_SYNC_REPAIR ? " rewritten" : "",
+			resynced ? "; parity resynced, the next stop marks the array clean" : "");
+		if (s->skipped)
+			pr_warn("%s: %s skipped %llu slices for read errors\n",
+				a->disk->disk_name, name,
+				(unsigned long long)s->skipped);
+	}
+	if (s)
+		lraid_sync_free(s);
+	mutex_lock(&a->sync_mutex);
+	WRITE_ONCE(a->last_sync, action);
+	WRITE_ONCE(a->sync_action, LRAID_SYNC_NONE);
+	mutex_unlock(&a->sync_mutex);
+	/* as md: pollers of sync_action wake when a pass ends */
+	sysfs_notify(&disk_to_dev(a->disk)->kobj, "lraid", "sync_action");
+}
+
+void lraid_sync_init(struct lraid_array *a)
+{
+	mutex_init(&a->sync_mutex);
+	INIT_WORK(&a->sync_work, lraid_sync_work);
+	atomic64_set(&a->mismatches, 0);
+}
+
+static int lraid_sync_start(struct lraid_array *a, u8 action)
+{
+	unsigned long failed;
+	int ret = 0;
+
+	mutex_lock(&a->sync_mutex);
+	failed = READ_ONCE(a->failed);
+	if (a->sync_dead) {
+		ret = -ENODEV;
+	} else if (a->sync_action) {
+		ret = -EBUSY;
+	} else if (failed) {
+		pr_warn("%s: %s refused: the array is degraded (roles %*pbl failed or missing), a pass needs every member\n",
+			a->disk->disk_name, lraid_sync_names[action],
+			LRAID_MAX_MEMBERS, &failed);
+		ret = -EBUSY;
+	} else {
+		WRITE_ONCE(a->sync_action, action);
+		WRITE_ONCE(a->sync_abort, false);
+		WRITE_ONCE(a->sync_done, 0);
+		atomic64_set(&a->mismatches, 0);
+		queue_work(system_long_wq, &a->sync_work);
+	}
+	mutex_unlock(&a->sync_mutex);
+	return ret;
+}
+
+/* Interrupt the pass, if one runs, and wait for it to end. */
+static void lraid_sync_interrupt(struct lraid_array *a, bool dead)
+{
+	mutex_lock(&a->sync_mutex);
+	if (dead)
+		a->sync_dead = true;
+	WRITE_ONCE(a->sync_abort, true);
+	mutex_unlock(&a->sync_mutex);
+	flush_work(&a->sync_work);
+}
+
+/* Before the disk leaves sysfs: no pass runs or starts after this. */
+void lraid_sync_stop(struct lraid_array *a)
+{
+	lraid_sync_interrupt(a, true);
+}
+
+static struct lraid_array *lraid_sync_array(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t sync_action_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct lraid_array *a = lraid_sync_array(dev);
+	u8 action = READ_ONCE(a->sync_action);
+
+	return sysfs_emit(buf, "%s\n",
+			  action ? lraid_sync_names[action] : "idle");
+}
+
+static ssize_t sync_action_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t len)
+{
+	struct lraid_array *a = lraid_sync_array(dev);
+	int ret;
+
+	if (sysfs_streq(buf, "idle") || sysfs_streq(buf, "frozen")) {
+		lraid_sync_interrupt(a, false);
+		return len;
+	}
+	if (sysfs_streq(buf, "check"))
+		ret = lraid_sync_start(a, LRAID_SYNC_CHECK);
+	else if (sysfs_streq(buf, "repair"))
+		ret = lraid_sync_start(a, LRAID_SYNC_REPAIR);
+	else
+		ret = -EINVAL;
+	return ret ? ret : len;
+}
+DEVICE_ATTR_RW(sync_action);
+
+static ssize_t last_sync_action_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  lraid_sync_names[READ_ONCE(lraid_sync_array(dev)->last_sync)]);
+}
+DEVICE_ATTR_RO(last_sync_action);
+
+static ssize_t mismatch_cnt_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)atomic64_read(&lraid_sync_array(dev)->mismatches));
+}
+DEVICE_ATTR_RO(mismatch_cnt);
+
+/* as md's: member sectors done and in all, or "none" */
+static ssize_t sync_completed_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct lraid_array *a = lraid_sync_array(dev);
+
+	if (!READ_ONCE(a->sync_action))
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%llu / %llu\n",
+			  (unsigned long long)READ_ONCE(a->sync_done),
+			  (unsigned long long)a->geom.member_sectors);
+}
+DEVICE_ATTR_RO(sync_completed);
