@@ -14,6 +14,7 @@
 #     for splats by the harness): the directory goes with the disk;
 #   - a degraded assembly of a new array on the same members (the last
 #     one left out, --run): degraded 1 and failed naming its role.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

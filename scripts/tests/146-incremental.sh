@@ -26,6 +26,7 @@
 # The rule needs udevd in the guest (virtme-ng starts it; on the debug
 # test kernel it dies at once): without one answering, lraidctl
 # incremental is run by hand where udev would run it.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
