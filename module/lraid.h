@@ -422,11 +422,13 @@ void lraid_io_exit(struct lraid_array *a);
 #define LRAID_SYNC_NONE		0	/* no pass runs (or ran) */
 #define LRAID_SYNC_CHECK	1
 #define LRAID_SYNC_REPAIR	2
+#define LRAID_SYNC_RESYNC	3	/* a repair started by assemble */
 extern struct device_attribute dev_attr_sync_action;
 extern struct device_attribute dev_attr_last_sync_action;
 extern struct device_attribute dev_attr_mismatch_cnt;
 extern struct device_attribute dev_attr_sync_completed;
 void lraid_sync_init(struct lraid_array *a);
+void lraid_sync_resync(struct lraid_array *a);
 void lraid_sync_stop(struct lraid_array *a);
 
 /* lraid_stripe.c */

@@ -1272,7 +1272,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	struct lraid_array *a;
 	unsigned int newest;
 	u32 forced;
-	bool clean;
+	bool clean, unsynced;
 	int ret;
 
 	sbs = kcalloc(nr, sizeof(*sbs), GFP_KERNEL);
@@ -1344,8 +1344,8 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		pr_warn("lraid%d: --force: starting not stopped cleanly and degraded; blocks of failed roles %#x in stripes written at the time may read back wrong\n",
 			index, a->failed);
 	else if (!clean)
-		pr_warn("lraid%d: array was not stopped cleanly (or not resynced since): parity of stripes written at the time may be stale; a repair pass resyncs it (echo repair > /sys/block/lraid%d/lraid/sync_action)\n",
-			index, index);
+		pr_warn("lraid%d: array was not stopped cleanly (or not resynced since): parity of stripes written at the time may be stale until a resync\n",
+			index);
 	a->clean = false;
 	/*
 	 * Members --force took back missed writes that parity holds: their
@@ -1363,6 +1363,11 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	else
 		pr_info("lraid%d: assembled RAID%u, %u members, events %llu\n",
 			index, a->geom.level, nr, a->events);
+	mutex_lock(&a->sb_mutex);
+	unsynced = a->unsynced;
+	mutex_unlock(&a->sb_mutex);
+	if (unsynced && !READ_ONCE(a->failed))
+		lraid_sync_resync(a);
 	kfree(sbs);
 	return 0;
 

@@ -63,7 +63,19 @@ static const char *const lraid_sync_names[] = {
 	[LRAID_SYNC_NONE] = "none",
 	[LRAID_SYNC_CHECK] = "check",
 	[LRAID_SYNC_REPAIR] = "repair",
+	[LRAID_SYNC_RESYNC] = "resync",
 };
+
+static bool auto_resync = true;
+module_param(auto_resync, bool, 0644);
+MODULE_PARM_DESC(auto_resync,
+		 "resync (a repair pass) an array assembled with every member after an unclean shutdown or a --force start");
+
+/* Does @action write parity that differs? */
+static bool lraid_sync_writes(u8 action)
+{
+	return action == LRAID_SYNC_REPAIR || action == LRAID_SYNC_RESYNC;
+}
 
 static void lraid_sync_free(struct lraid_sync *s)
 {
@@ -241,7 +253,7 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 		return NULL;
 	atomic64_add((u64)hweight32(bad_p | bad_q) <<
 		     (PAGE_SHIFT - SECTOR_SHIFT), &a->mismatches);
-	if (s->action != LRAID_SYNC_REPAIR)
+	if (!lraid_sync_writes(s->action))
 		return NULL;
 	for (i = 0; i < pages; i++) {
 		if (READ_ONCE(a->failed))
@@ -306,7 +318,7 @@ out:
 			(unsigned long long)g->nr_stripes, why,
 			(unsigned long long)atomic64_read(&a->mismatches));
 	} else {
-		if (action == LRAID_SYNC_REPAIR && !s->skipped) {
+		if (lraid_sync_writes(action) && !s->skipped) {
 			mutex_lock(&a->sb_mutex);
 			resynced = a->unsynced;
 			a->unsynced = false;
@@ -315,7 +327,7 @@ out:
 		pr_info("%s: %s done: %llu mismatched sectors%s%s\n",
 			a->disk->disk_name, name,
 			(unsigned long long)atomic64_read(&a->mismatches),
-			action == LRAID_SYNC_REPAIR ? " rewritten" : "",
+			lraid_sync_writes(action) ? " rewritten" : "",
 			resynced ? "; parity resynced, the next stop marks the array clean" : "");
 		if (s->skipped)
 			pr_warn("%s: %s skipped %llu slices for read errors\n",
@@ -364,6 +376,23 @@ static int lraid_sync_start(struct lraid_array *a, u8 action)
 	}
 	mutex_unlock(&a->sync_mutex);
 	return ret;
+}
+
+/*
+ * Assemble started an array that was not stopped cleanly (or that --force
+ * started with members it took back), with every member: resync it, as md
+ * does, unless auto_resync is N. Under the index lock, the disk live.
+ */
+void lraid_sync_resync(struct lraid_array *a)
+{
+	if (!READ_ONCE(auto_resync)) {
+		pr_warn("%s: not resynced (auto_resync is N): run a repair pass (echo repair > /sys/block/%s/lraid/sync_action)\n",
+			a->disk->disk_name, a->disk->disk_name);
+		return;
+	}
+	if (lraid_sync_start(a, LRAID_SYNC_RESYNC))
+		pr_warn("%s: resync not started: run a repair pass\n",
+			a->disk->disk_name);
 }
 
 /* Interrupt the pass, if one runs, and wait for it to end. */

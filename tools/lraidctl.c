@@ -200,6 +200,45 @@ static unsigned long long sys_number(const char *dir, const char *name)
 	return v;
 }
 
+/* The first line of sysfs file @dir/@name, without its newline; "" if none. */
+static void sys_line(const char *dir, const char *name, char *out, size_t len)
+{
+	char path[PATH_MAX + 16];
+	FILE *f;
+
+	out[0] = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(out, len, f))
+		out[0] = 0;
+	fclose(f);
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* A parity check or repair, as /sys/block/lraidN/lraid/ tells it. */
+struct sync_state {
+	char action[16];	/* idle, check, repair; "" for an older module */
+	char last[16];		/* none, check, repair */
+	unsigned long long done, total, mismatches;
+	bool running;
+};
+
+static void sync_state(unsigned int index, struct sync_state *st)
+{
+	char dir[64], line[64];
+
+	snprintf(dir, sizeof(dir), "/sys/block/lraid%u/lraid", index);
+	sys_line(dir, "sync_action", st->action, sizeof(st->action));
+	sys_line(dir, "last_sync_action", st->last, sizeof(st->last));
+	st->mismatches = sys_number(dir, "mismatch_cnt");
+	sys_line(dir, "sync_completed", line, sizeof(line));
+	if (sscanf(line, "%llu / %llu", &st->done, &st->total) != 2)
+		st->done = st->total = 0;
+	st->running = st->action[0] && strcmp(st->action, "idle");
+}
+
 /* Returns false when sysfs does not say (the kernel still checks). */
 static bool dev_place(dev_t d, struct dev_place *p)
 {
@@ -971,8 +1010,15 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		    r.unusable & (r.unusable - 1) ? "s" : "",
 		    roles_str(r.unusable));
 	} else if (have == 0 && !(ref->state & LRAID_SB_STATE_CLEAN)) {
-		err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; it stays marked so until a repair pass resyncs it (echo repair > /sys/block/lraid%u/lraid/sync_action), and starting it degraded takes --force",
-		    c.index, c.index);
+		struct sync_state st;
+
+		sync_state(c.index, &st);
+		if (st.running || !strcmp(st.last, "resync"))
+			err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; resyncing it now (lraidctl detail lraid%u shows how far)",
+			    c.index, c.index);
+		else
+			err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; it stays marked so until a repair pass resyncs it (lraidctl action repair lraid%u), and starting it degraded takes --force",
+			    c.index, c.index);
 	}
 	printf("/dev/lraid%u\n", c.index);
 out:
@@ -2057,45 +2103,6 @@ static const char *array_state(const struct lraid_ioc_info *c)
 	return clean ? "clean" : "active";
 }
 
-/* The first line of sysfs file @dir/@name, without its newline; "" if none. */
-static void sys_line(const char *dir, const char *name, char *out, size_t len)
-{
-	char path[PATH_MAX + 16];
-	FILE *f;
-
-	out[0] = 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	if (!fgets(out, len, f))
-		out[0] = 0;
-	fclose(f);
-	out[strcspn(out, "\n")] = 0;
-}
-
-/* A parity check or repair, as /sys/block/lraidN/lraid/ tells it. */
-struct sync_state {
-	char action[16];	/* idle, check, repair; "" for an older module */
-	char last[16];		/* none, check, repair */
-	unsigned long long done, total, mismatches;
-	bool running;
-};
-
-static void sync_state(unsigned int index, struct sync_state *st)
-{
-	char dir[64], line[64];
-
-	snprintf(dir, sizeof(dir), "/sys/block/lraid%u/lraid", index);
-	sys_line(dir, "sync_action", st->action, sizeof(st->action));
-	sys_line(dir, "last_sync_action", st->last, sizeof(st->last));
-	st->mismatches = sys_number(dir, "mismatch_cnt");
-	sys_line(dir, "sync_completed", line, sizeof(line));
-	if (sscanf(line, "%llu / %llu", &st->done, &st->total) != 2)
-		st->done = st->total = 0;
-	st->running = st->action[0] && strcmp(st->action, "idle");
-}
-
 static void uuid_str(const uint8_t *u, char *out)
 {
 	sprintf(out,
@@ -2214,7 +2221,8 @@ static int cmd_detail(int argc, char **argv)
 	sync_state(c.index, &st);
 	snprintf(state, sizeof(state), "%s%s", array_state(&c),
 		 !st.running ? "" :
-		 !strcmp(st.action, "check") ? ", checking" : ", repairing");
+		 !strcmp(st.action, "check") ? ", checking" :
+		 !strcmp(st.action, "resync") ? ", resyncing" : ", repairing");
 	if (json) {
 		printf("{\"device\": \"/dev/lraid%u\", \"level\": %u, \"chunk_bytes\": %u, "
 		       "\"members\": %u, \"array_sectors\": %llu, \"size_bytes\": %llu, "
@@ -2266,7 +2274,8 @@ static int cmd_detail(int argc, char **argv)
 	printf("             State : %s\n", state);
 	if (st.running)
 		printf("%18s : %llu%% complete\n",
-		       !strcmp(st.action, "check") ? "Check Status" : "Repair Status",
+		       !strcmp(st.action, "check") ? "Check Status" :
+		       !strcmp(st.action, "resync") ? "Resync Status" : "Repair Status",
 		       st.total ? st.done * 100 / st.total : 0);
 	if (st.running || (st.last[0] && strcmp(st.last, "none")))
 		printf("    Mismatch Count : %llu (%s%s%s)\n", st.mismatches,

@@ -140,6 +140,8 @@ lr_cleanup() {
 	[ -w "$a" ] && echo 20 >"$a"
 	a=/sys/module/lraid/parameters/copy_writes
 	[ -w "$a" ] && echo Y >"$a"
+	a=/sys/module/lraid/parameters/auto_resync
+	[ -w "$a" ] && echo Y >"$a"
 	return 0
 }
 

@@ -32,7 +32,8 @@
 #     while it ran and written back after its stop (a crash, as 128
 #     makes it), and one page of P in the last stripe
 #     overwritten (stale parity): it assembles with the "not stopped
-#     cleanly" warning. A running check shows sync_completed
+#     cleanly" warning (auto_resync=N: no resync starts by itself, 148
+#     has that). A running check shows sync_completed
 #     "N / component_size*2", N not going back; "idle" (then "frozen" on
 #     a second pass) stops it at once: idle and "none" right after the
 #     write returns, last_sync_action check. A stop during a repair
@@ -410,6 +411,8 @@ lr_sb_save "${LR_M[@]}"
 stop
 lr_sb_restore "${LR_M[@]}"	# the crash
 corrupt P $last 0
+# no resync by itself here (148 has it): the repairs below are by hand
+echo N >/sys/module/lraid/parameters/auto_resync
 lr_klog_mark
 assemble
 grep -q "not stopped cleanly" "$LR_TMP/asm" ||

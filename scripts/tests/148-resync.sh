@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Resync after an unclean shutdown, as md resyncs: an array assembled with
+# every member from superblocks that were not clean starts a repair pass
+# by itself (sync_action reads "resync"), and once it has gone over the
+# whole array the next stop marks it clean. The crash is made as in 128:
+# the members' superblock blocks read while the array ran are written back
+# after a clean stop; before that, one 4 KiB page of parity (RAID5: P of
+# stripe 5; RAID6: Q of stripe 6) is overwritten on its member, the write
+# hole a crash leaves: a stripe whose parity disagrees with its data.
+#   - the resync finds it (mismatch_cnt 8), rewrites it, logs that the
+#     array is resynced; lraidctl assemble says it is resyncing; the stop
+#     writes clean superblocks and no "left marked not clean"; the next
+#     assemble neither warns nor resyncs; a check finds nothing; the data
+#     (fio crc32c) reads back;
+#   - a resync interrupted (sync_action idle) leaves the array not clean
+#     at its stop, and the next assemble resyncs again, to the end;
+#   - with auto_resync=N no pass starts, the kernel log says to run a
+#     repair, the stop leaves the array not clean; a repair by hand then
+#     makes the next stop clean.
+# quick-kernels: stock-6.12 debug
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need fio
+lr_setup
+
+d=/sys/block/lraid0/lraid
+job=(--rw=randwrite --bsrange=4k-64k --size=24M --iodepth=8)
+
+# wait_idle: until no pass runs (60 s at most)
+wait_idle() {
+	local i
+	for i in $(seq 600); do
+		[ "$(cat $d/sync_action)" = idle ] && return 0
+		sleep 0.1
+	done
+	lr_fail "the pass did not end: $(cat $d/sync_action) $(cat $d/sync_completed)"
+}
+
+# crash LEVEL MEMBER PAGE: save the superblocks of the running lraid0,
+# stop it, overwrite 4 KiB page PAGE of MEMBER, write the superblocks back
+crash() {
+	lr_sb_save "${m[@]}"
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+	LR_ARRAYS=()
+	dd if=/dev/urandom of="$1" bs=4096 seek="$2" count=1 oflag=direct \
+		conv=notrunc status=none || lr_fail "overwrite $1"
+	lr_sb_restore "${m[@]}"
+}
+
+# start: assemble lraid0 from every member, lraidctl's word in $LR_TMP/asm
+start() {
+	lr_klog_mark
+	"$LRAIDCTL" assemble lraid0 "${m[@]}" >"$LR_TMP/asm" 2>&1 ||
+		{ cat "$LR_TMP/asm"; lr_fail "assemble"; }
+	LR_ARRAYS=(lraid0)
+}
+
+# stopped_as STATE: stop lraid0; every superblock must then read STATE
+stopped_as() {
+	local s
+	lr_klog_mark
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+	LR_ARRAYS=()
+	for s in "${m[@]}"; do
+		[ "$(lr_sb_state "$s")" = "$1" ] ||
+			lr_fail "$s reads $(lr_sb_state "$s") after the stop, not $1"
+	done
+}
+
+# resynced MISMATCH: a resync ran to its end and found MISMATCH sectors
+resynced() {
+	grep -q "resyncing it now" "$LR_TMP/asm" ||
+		lr_fail "lraidctl assemble did not say it resyncs: $(cat "$LR_TMP/asm")"
+	wait_idle
+	[ "$(cat $d/last_sync_action)" = resync ] ||
+		lr_fail "last_sync_action: $(cat $d/last_sync_action), not resync"
+	[ "$(cat $d/mismatch_cnt)" = "$1" ] ||
+		lr_fail "the resync found $(cat $d/mismatch_cnt) mismatched sectors, not $1"
+	lr_klog_has "resync done: $1 mismatched sectors rewritten; parity resynced" ||
+		lr_fail "no 'resync done' in the kernel log: $(lr_klog | grep lraid0 | tail -3)"
+}
+
+for cfg in "5 4 64K 2 5" "6 5 16K 1 6"; do
+	read -r level n chunk pq stripe <<<"$cfg"
+	# RAID5 x4: P of stripe 5 on role 3 - 5 % 4 = 2; RAID6 x5: P of
+	# stripe 6 on role 4 - 6 % 5 = 3, Q on the next, role 4 - checked
+	# against the geometry in examine below. Pages from the start of the
+	# member: data offset (1 MiB) plus the stripe's chunks.
+	lr_log "RAID$level x$n, chunk $chunk: parity of stripe $stripe stale at the crash"
+	lr_members nullb "$n" 48
+	m=("${LR_M[@]}")
+	lr_create lraid0 --level "$level" --chunk "$chunk" "${m[@]}"
+	lr_fio /dev/lraid0 data "${job[@]}"
+	off=$(lr_sb_num "${m[0]}" data_offset)
+	[ "$off" = 2048 ] || lr_fail "data offset $off, not 2048 sectors"
+	ck=$((${chunk%K} / 4))
+	if [ "$level" = 6 ]; then
+		pq=$(((n - 1 - stripe % n + 1) % n))
+	fi
+	crash "${m[$pq]}" $((256 + stripe * ck))
+	start
+	lr_klog_has "not stopped cleanly" || lr_fail "no word of the crash in the kernel log"
+	resynced 8
+	lr_fio /dev/lraid0 data "${job[@]}" --verify_only
+	stopped_as clean
+	lr_klog_has "left marked not clean" && lr_fail "left marked not clean after the resync"
+	start
+	lr_klog_has "not stopped cleanly" && lr_fail "warned of a crash after a resynced clean stop"
+	[ "$(cat $d/last_sync_action)" = none ] || lr_fail "a pass ran at a clean assemble"
+	"$LRAIDCTL" action check --wait lraid0 >/dev/null || lr_fail "check"
+	[ "$(cat $d/mismatch_cnt)" = 0 ] || lr_fail "check after the resync: $(cat $d/mismatch_cnt)"
+	lr_fio /dev/lraid0 data "${job[@]}" --verify_only
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+	LR_ARRAYS=()
+done
+
+lr_log "a resync interrupted starts again at the next assemble"
+lr_members nullb 4 256
+m=("${LR_M[@]}")
+lr_create lraid0 --level 5 --chunk 64K "${m[@]}"
+lr_fio /dev/lraid0 data "${job[@]}"
+# the last stripe's P: the pass that idle interrupts never gets there
+last=$(($(cat $d/component_size) / 64 - 1))
+crash "${m[$((3 - last % 4))]}" $((256 + last * 16))
+start
+# a pass over 4 x 256 MiB takes seconds under TCG; this comes within ms
+"$LRAIDCTL" action idle lraid0 || lr_fail "action idle"
+lr_klog_has "resync stopped at stripe .*: interrupted" ||
+	lr_fail "idle did not interrupt the resync: $(lr_klog | grep lraid0 | tail -3)"
+[ "$(cat $d/sync_action)" = idle ] || lr_fail "sync_action $(cat $d/sync_action) after idle"
+stopped_as active
+lr_klog_has "left marked not clean" || lr_fail "interrupted resync: no 'left marked not clean'"
+start
+resynced 8
+stopped_as clean
+
+lr_log "auto_resync=N: no pass; a repair by hand resyncs"
+start
+lr_sb_save "${m[@]}"
+echo N >/sys/module/lraid/parameters/auto_resync
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail stop
+lr_sb_restore "${m[@]}"
+start
+grep -q "until a repair pass resyncs it (lraidctl action repair lraid0)" "$LR_TMP/asm" ||
+	lr_fail "lraidctl assemble did not name the repair: $(cat "$LR_TMP/asm")"
+lr_klog_has "not resynced (auto_resync is N)" || lr_fail "no word of auto_resync=N"
+[ "$(cat $d/last_sync_action)" = none ] || lr_fail "a pass ran with auto_resync=N"
+stopped_as active
+start
+"$LRAIDCTL" action repair --wait lraid0 >"$LR_TMP/out" || lr_fail repair
+grep -q "repair ended: 0 mismatched sectors" "$LR_TMP/out" || lr_fail "repair: $(cat "$LR_TMP/out")"
+lr_klog_has "parity resynced" || lr_fail "a complete repair did not resync"
+stopped_as clean
+lr_klog_has "left marked not clean" && lr_fail "left marked not clean after a repair"
+echo Y >/sys/module/lraid/parameters/auto_resync
+echo "PASS: an unclean array resyncs by itself, or by a repair, and then stops clean"
