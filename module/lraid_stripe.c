@@ -1079,37 +1079,50 @@ static bool lraid_drange_behind(struct lraid_array *a,
 	return behind;
 }
 
+/* Does an op in @sh hold a window of stripes [d->s0, d->s1)? */
+static bool lraid_shard_busy(struct lraid_shard *sh,
+			     const struct lraid_drange *d, u32 nwin)
+{
+	struct lraid_op *op;
+	bool busy = false;
+
+	spin_lock(&sh->lock);
+	hlist_for_each_entry(op, &sh->head, hnode) {
+		u64 stripe = div_u64(op->key, nwin);
+
+		if (stripe >= d->s0 && stripe < d->s1) {
+			busy = true;
+			break;
+		}
+	}
+	spin_unlock(&sh->lock);
+	return busy;
+}
+
 /*
  * Does any op hold a window of stripes [d->s0, d->s1), or does a range
- * registered earlier cover any of them?
+ * registered earlier cover any of them? A range of few windows (a check
+ * pass takes one stripe) looks only in the shards they hash to; a long
+ * discard looks in every shard.
  */
 static bool lraid_drange_busy(struct lraid_array *a,
 			      const struct lraid_drange *d)
 {
 	u32 nwin = a->geom.chunk_sectors / a->win_sectors;
+	u64 key;
 	unsigned int i;
 
 	if (lraid_drange_behind(a, d))
 		return true;
-
-	for (i = 0; i < (1U << a->shard_bits); i++) {
-		struct lraid_shard *sh = &a->shards[i];
-		struct lraid_op *op;
-		bool busy = false;
-
-		spin_lock(&sh->lock);
-		hlist_for_each_entry(op, &sh->head, hnode) {
-			u64 stripe = div_u64(op->key, nwin);
-
-			if (stripe >= d->s0 && stripe < d->s1) {
-				busy = true;
-				break;
-			}
-		}
-		spin_unlock(&sh->lock);
-		if (busy)
-			return true;
+	if ((d->s1 - d->s0) * nwin < (1U << a->shard_bits)) {
+		for (key = d->s0 * nwin; key < d->s1 * nwin; key++)
+			if (lraid_shard_busy(lraid_shard_of(a, key), d, nwin))
+				return true;
+		return false;
 	}
+	for (i = 0; i < (1U << a->shard_bits); i++)
+		if (lraid_shard_busy(&a->shards[i], d, nwin))
+			return true;
 	return false;
 }
 

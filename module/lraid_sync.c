@@ -16,9 +16,11 @@
  * per page that differs, as md counts them.
  *
  * A pass needs every member: it is refused on a degraded array and stops
- * when a member fails. A member read error skips its slice: it is counted
- * against the member (max_read_errors) and logged; the next read of those
- * blocks through the array rebuilds and rewrites them.
+ * when a member fails. A member read error is counted against the member
+ * (max_read_errors) and its blocks are rebuilt from the others, written
+ * back and read back, as a read through the array would do it, before
+ * the slice is compared; one that does not read back fails the member
+ * when the array can lose it. A slice two members fail to read is skipped.
  *
  * A repair pass that went over every stripe leaves parity agreeing with
  * the data everywhere but where writes are in flight, as on an array that
@@ -56,7 +58,9 @@ struct lraid_sync {
 	/* the members' pages, then computed P and Q */
 	struct page *pages[LRAID_MAX_MEMBERS + 2][LRAID_SYNC_PAGES];
 	void *data[LRAID_MAX_MEMBERS];
-	u64 skipped;			/* slices skipped for read errors */
+	u64 skipped;			/* slices not checked: read errors */
+	u64 corrected;			/* slices with a read error rewritten */
+	bool rebuilt_now;		/* lraid_sync_rebuild() */
 };
 
 static const char *const lraid_sync_names[] = {
@@ -190,6 +194,78 @@ static int lraid_sync_rewrite(struct lraid_sync *s, unsigned int m,
 }
 
 /*
+ * Member @bad failed to read its @pages pages at @sector: rebuild them from
+ * the others (P or Q computed from the data, a data block from the other
+ * data and P), write them back and read them back, as a read through the
+ * array would (md's check and repair do the same). s->rebuilt_now: the
+ * member's pages now hold what it has on disk, and the slice can be
+ * compared. NULL, or why the pass stops.
+ */
+static const char *lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
+				      unsigned int bad, u64 sector, u32 pages)
+{
+	struct lraid_array *a = s->a;
+	const struct lraid_geom *g = &a->geom;
+	unsigned int nr = g->nr_members, k = g->nr_data, di, m, i;
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	struct bio *bio = s->bios[bad];
+	int ret;
+
+	s->rebuilt_now = false;
+	for (i = 0; i < pages; i++) {
+		void *out = page_address(s->pages[bad][i]);
+
+		for (di = 0; di < k; di++) {
+			m = lraid_geom_data_member(g, stripe, di);
+			s->data[di] = page_address(s->pages[m == bad ? pm : m][i]);
+		}
+		lraid_gf_begin();
+		if (bad == qm)
+			lraid_gf_gen_pq(k, PAGE_SIZE, s->data,
+					page_address(s->pages[nr][i]), out);
+		else
+			/* P from the data, or a data block from P and the rest */
+			lraid_gf_gen_p(k, PAGE_SIZE, s->data, out);
+		lraid_gf_end();
+	}
+
+	bio_reset(bio, a->members[bad].b.bdev, REQ_OP_WRITE | REQ_SYNC);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < pages; i++)
+		__bio_add_page(bio, s->pages[bad][i], PAGE_SIZE, 0);
+	ret = submit_bio_wait(bio);
+	if (ret) {
+		lraid_member_write_error(a, bad, bio->bi_status);
+		return "a member failed";
+	}
+	/* read back into the computed-P pages, which the compare refills */
+	bio_reset(bio, a->members[bad].b.bdev, REQ_OP_READ);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < pages; i++)
+		__bio_add_page(bio, s->pages[nr][i], PAGE_SIZE, 0);
+	ret = submit_bio_wait(bio);
+	for (i = 0; !ret && i < pages; i++)
+		if (memcmp(page_address(s->pages[nr][i]),
+			   page_address(s->pages[bad][i]), PAGE_SIZE))
+			ret = -EIO;
+	if (ret) {
+		lraid_member_uncorrected(a, bad, sector,
+					 pages << (PAGE_SHIFT - SECTOR_SHIFT));
+		s->skipped++;
+		return READ_ONCE(a->failed) ? "a member failed" : NULL;
+	}
+	pr_info_ratelimited("%s: %s: read error corrected (%u sectors at %llu on %pg, role %u)\n",
+			    a->disk->disk_name, lraid_sync_names[s->action],
+			    pages << (PAGE_SHIFT - SECTOR_SHIFT),
+			    (unsigned long long)sector,
+			    a->members[bad].b.bdev, bad);
+	s->corrected++;
+	s->rebuilt_now = true;
+	return NULL;
+}
+
+/*
  * Check (and repair) @pages pages at sector @off of @stripe's chunks;
  * the stripe is taken. NULL, or why the pass stops.
  */
@@ -202,8 +278,8 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
 	u64 sector = a->data_offset + (stripe << g->chunk_shift) + off;
-	u32 bad_p = 0, bad_q = 0;
-	bool read_error = false;
+	u32 bad_p = 0, bad_q = 0, unread = 0;
+	const char *why;
 
 	lraid_sync_read(s, sector, pages);
 	if (READ_ONCE(a->failed))
@@ -211,19 +287,26 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 	for (m = 0; m < nr; m++) {
 		if (s->status[m] == BLK_STS_OK)
 			continue;
-		pr_warn_ratelimited("%s: %s: read error %d on %pg (role %u) at sector %llu, %u sectors skipped\n",
+		pr_warn_ratelimited("%s: %s: read error %d on %pg (role %u), %u sectors at %llu\n",
 				    a->disk->disk_name,
 				    lraid_sync_names[s->action],
 				    blk_status_to_errno(s->status[m]),
 				    a->members[m].b.bdev, m,
-				    (unsigned long long)sector,
-				    pages << (PAGE_SHIFT - SECTOR_SHIFT));
+				    pages << (PAGE_SHIFT - SECTOR_SHIFT),
+				    (unsigned long long)sector);
 		lraid_count_read_error(a, m);
-		read_error = true;
+		unread |= BIT(m);
 	}
-	if (read_error) {
+	if (READ_ONCE(a->failed))
+		return "a member failed";
+	if (hweight32(unread) > 1) {
 		s->skipped++;
-		return READ_ONCE(a->failed) ? "a member failed" : NULL;
+		return NULL;
+	}
+	if (unread) {
+		why = lraid_sync_rebuild(s, stripe, __ffs(unread), sector, pages);
+		if (why || !s->rebuilt_now)
+			return why;
 	}
 
 	for (i = 0; i < pages; i++) {
@@ -329,15 +412,18 @@ out:
 			(unsigned long long)atomic64_read(&a->mismatches),
 			lraid_sync_writes(action) ? " rewritten" : "",
 			resynced ? "; parity resynced, the next stop marks the array clean" : "");
+		if (s->corrected)
+			pr_info("%s: %s corrected read errors in %llu slices\n",
+				a->disk->disk_name, name,
+				(unsigned long long)s->corrected);
 		if (s->skipped)
-			pr_warn("%s: %s skipped %llu slices for read errors\n",
+			pr_warn("%s: %s skipped %llu slices for read errors it could not correct\n",
 				a->disk->disk_name, name,
 				(unsigned long long)s->skipped);
 	}
 	if (s)
 		lraid_sync_free(s);
 	mutex_lock(&a->sync_mutex);
-	WRITE_ONCE(a->last_sync, action);
 	WRITE_ONCE(a->sync_action, LRAID_SYNC_NONE);
 	mutex_unlock(&a->sync_mutex);
 	/* as md: pollers of sync_action wake when a pass ends */
@@ -369,6 +455,7 @@ static int lraid_sync_start(struct lraid_array *a, u8 action)
 		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(a->sync_action, action);
+		WRITE_ONCE(a->last_sync, action);	/* as md: at the start */
 		WRITE_ONCE(a->sync_abort, false);
 		WRITE_ONCE(a->sync_done, 0);
 		atomic64_set(&a->mismatches, 0);

@@ -2234,7 +2234,7 @@ static int cmd_detail(int argc, char **argv)
 		       (unsigned long long)c.array_sectors * 512,
 		       (unsigned long long)c.member_data_sectors,
 		       (unsigned long long)c.data_offset,
-		       state, (unsigned long long)c.events, uuid);
+		       array_state(&c), (unsigned long long)c.events, uuid);
 		for (i = 0; i < c.nr_members; i++) {
 			char p[300];
 

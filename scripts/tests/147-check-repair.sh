@@ -315,6 +315,18 @@ load() {
 	pass check 0
 }
 
+# parity_holds new|was: the parity pages small() overwrote (RAID5: P of
+# stripe s1; RAID6: Q of s1 and P of s2) hold the noise (new) or what was
+# there before (was)
+parity_holds() {
+	if [ "$level" = 5 ]; then
+		holds P "$s1" 5 "$1"
+	else
+		holds Q "$s1" 2 "$1"
+		holds P "$s2" 1 "$1"
+	fi
+}
+
 # small LEVEL N CHUNK_K MIB RUNTIME STRIPES...: on members of MIB MiB,
 # the corruption rounds, then load RUNTIME
 small() {
@@ -348,19 +360,9 @@ small() {
 	pass check $want
 	lr_ref_reads "after a check"
 	pass check $want
-	if [ "$level" = 5 ]; then
-		holds P "$s1" 5 new
-	else
-		holds Q "$s1" 2 new
-		holds P "$s2" 1 new
-	fi
+	parity_holds new
 	pass repair $want
-	if [ "$level" = 5 ]; then
-		holds P "$s1" 5 was
-	else
-		holds Q "$s1" 2 was
-		holds P "$s2" 1 was
-	fi
+	parity_holds was
 	lr_ref_reads "after a repair"
 	pass check 0
 
