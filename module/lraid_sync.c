@@ -60,7 +60,6 @@ struct lraid_sync {
 	void *data[LRAID_MAX_MEMBERS];
 	u64 skipped;			/* slices not checked: read errors */
 	u64 corrected;			/* slices with a read error rewritten */
-	bool rebuilt_now;		/* lraid_sync_rebuild() */
 };
 
 static const char *const lraid_sync_names[] = {
@@ -197,12 +196,12 @@ static int lraid_sync_rewrite(struct lraid_sync *s, unsigned int m,
  * Member @bad failed to read its @pages pages at @sector: rebuild them from
  * the others (P or Q computed from the data, a data block from the other
  * data and P), write them back and read them back, as a read through the
- * array would (md's check and repair do the same). s->rebuilt_now: the
- * member's pages now hold what it has on disk, and the slice can be
- * compared. NULL, or why the pass stops.
+ * array would (md's check and repair do the same). 0: the member's pages
+ * now hold what it has on disk, and the slice can be compared; 1: the
+ * rewrite did not read back, the slice is skipped; -EIO: a member failed.
  */
-static const char *lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
-				      unsigned int bad, u64 sector, u32 pages)
+static int lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
+			      unsigned int bad, u64 sector, u32 pages)
 {
 	struct lraid_array *a = s->a;
 	const struct lraid_geom *g = &a->geom;
@@ -212,7 +211,6 @@ static const char *lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 	struct bio *bio = s->bios[bad];
 	int ret;
 
-	s->rebuilt_now = false;
 	for (i = 0; i < pages; i++) {
 		void *out = page_address(s->pages[bad][i]);
 
@@ -237,7 +235,7 @@ static const char *lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 	ret = submit_bio_wait(bio);
 	if (ret) {
 		lraid_member_write_error(a, bad, bio->bi_status);
-		return "a member failed";
+		return -EIO;
 	}
 	/* read back into the computed-P pages, which the compare refills */
 	bio_reset(bio, a->members[bad].b.bdev, REQ_OP_READ);
@@ -253,7 +251,7 @@ static const char *lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 		lraid_member_uncorrected(a, bad, sector,
 					 pages << (PAGE_SHIFT - SECTOR_SHIFT));
 		s->skipped++;
-		return READ_ONCE(a->failed) ? "a member failed" : NULL;
+		return READ_ONCE(a->failed) ? -EIO : 1;
 	}
 	pr_info_ratelimited("%s: %s: read error corrected (%u sectors at %llu on %pg, role %u)\n",
 			    a->disk->disk_name, lraid_sync_names[s->action],
@@ -261,8 +259,7 @@ static const char *lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 			    (unsigned long long)sector,
 			    a->members[bad].b.bdev, bad);
 	s->corrected++;
-	s->rebuilt_now = true;
-	return NULL;
+	return 0;
 }
 
 /*
@@ -279,7 +276,7 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 	unsigned int qm = lraid_geom_q_member(g, stripe);
 	u64 sector = a->data_offset + (stripe << g->chunk_shift) + off;
 	u32 bad_p = 0, bad_q = 0, unread = 0;
-	const char *why;
+	int ret;
 
 	lraid_sync_read(s, sector, pages);
 	if (READ_ONCE(a->failed))
@@ -304,9 +301,9 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 		return NULL;
 	}
 	if (unread) {
-		why = lraid_sync_rebuild(s, stripe, __ffs(unread), sector, pages);
-		if (why || !s->rebuilt_now)
-			return why;
+		ret = lraid_sync_rebuild(s, stripe, __ffs(unread), sector, pages);
+		if (ret)
+			return ret < 0 ? "a member failed" : NULL;
 	}
 
 	for (i = 0; i < pages; i++) {
