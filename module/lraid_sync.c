@@ -147,21 +147,32 @@ static void lraid_sync_endio(struct bio *bio)
 		complete(&s->done);
 }
 
+/* Member @m's bio, idle, set for @opf of @n of @pages at @sector. */
+static struct bio *lraid_sync_bio(struct lraid_sync *s, unsigned int m,
+				  blk_opf_t opf, u64 sector,
+				  struct page **pages, u32 n)
+{
+	struct bio *bio = s->bios[m];
+	u32 i;
+
+	bio_reset(bio, s->a->members[m].b.bdev, opf);
+	bio->bi_iter.bi_sector = sector;
+	for (i = 0; i < n; i++)
+		__bio_add_page(bio, pages[i], PAGE_SIZE, 0);
+	return bio;
+}
+
 /* Read @sectors at member sector @sector of every member; wait. */
 static void lraid_sync_read(struct lraid_sync *s, u64 sector, u32 pages)
 {
-	struct lraid_array *a = s->a;
-	unsigned int nr = a->geom.nr_members, m, i;
+	unsigned int nr = s->a->geom.nr_members, m;
 
 	reinit_completion(&s->done);
 	atomic_set(&s->pending, nr + 1);
 	for (m = 0; m < nr; m++) {
-		struct bio *bio = s->bios[m];
+		struct bio *bio = lraid_sync_bio(s, m, REQ_OP_READ, sector,
+						 s->pages[m], pages);
 
-		bio_reset(bio, a->members[m].b.bdev, REQ_OP_READ);
-		bio->bi_iter.bi_sector = sector;
-		for (i = 0; i < pages; i++)
-			__bio_add_page(bio, s->pages[m][i], PAGE_SIZE, 0);
 		bio->bi_private = s;
 		bio->bi_end_io = lraid_sync_endio;
 		s->status[m] = BLK_STS_OK;
@@ -176,19 +187,15 @@ static void lraid_sync_read(struct lraid_sync *s, u64 sector, u32 pages)
 static int lraid_sync_rewrite(struct lraid_sync *s, unsigned int m,
 			      unsigned int which, u64 sector, u32 page)
 {
-	struct lraid_array *a = s->a;
-	struct bio_vec bv;
-	struct bio bio;
+	struct bio *bio;
 	int ret;
 
-	bio_init(&bio, a->members[m].b.bdev, &bv, 1, REQ_OP_WRITE | REQ_SYNC);
-	bio.bi_iter.bi_sector = sector + ((u64)page << (PAGE_SHIFT - SECTOR_SHIFT));
-	__bio_add_page(&bio, s->pages[a->geom.nr_members + which][page],
-		       PAGE_SIZE, 0);
-	ret = submit_bio_wait(&bio);
+	bio = lraid_sync_bio(s, m, REQ_OP_WRITE | REQ_SYNC,
+			     sector + ((u64)page << (PAGE_SHIFT - SECTOR_SHIFT)),
+			     &s->pages[s->a->geom.nr_members + which][page], 1);
+	ret = submit_bio_wait(bio);
 	if (ret)
-		lraid_member_write_error(a, m, bio.bi_status);
-	bio_uninit(&bio);
+		lraid_member_write_error(s->a, m, bio->bi_status);
 	return ret;
 }
 
@@ -208,7 +215,7 @@ static int lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 	unsigned int nr = g->nr_members, k = g->nr_data, di, m, i;
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
-	struct bio *bio = s->bios[bad];
+	struct bio *bio;
 	int ret;
 
 	for (i = 0; i < pages; i++) {
@@ -228,21 +235,16 @@ static int lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 		lraid_gf_end();
 	}
 
-	bio_reset(bio, a->members[bad].b.bdev, REQ_OP_WRITE | REQ_SYNC);
-	bio->bi_iter.bi_sector = sector;
-	for (i = 0; i < pages; i++)
-		__bio_add_page(bio, s->pages[bad][i], PAGE_SIZE, 0);
+	bio = lraid_sync_bio(s, bad, REQ_OP_WRITE | REQ_SYNC, sector,
+			     s->pages[bad], pages);
 	ret = submit_bio_wait(bio);
 	if (ret) {
 		lraid_member_write_error(a, bad, bio->bi_status);
 		return -EIO;
 	}
 	/* read back into the computed-P pages, which the compare refills */
-	bio_reset(bio, a->members[bad].b.bdev, REQ_OP_READ);
-	bio->bi_iter.bi_sector = sector;
-	for (i = 0; i < pages; i++)
-		__bio_add_page(bio, s->pages[nr][i], PAGE_SIZE, 0);
-	ret = submit_bio_wait(bio);
+	ret = submit_bio_wait(lraid_sync_bio(s, bad, REQ_OP_READ, sector,
+					     s->pages[nr], pages));
 	for (i = 0; !ret && i < pages; i++)
 		if (memcmp(page_address(s->pages[nr][i]),
 			   page_address(s->pages[bad][i]), PAGE_SIZE))
