@@ -89,6 +89,7 @@ static void sb_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.bitmap_region_sectors,
 			in.bitmap_region_sectors);
 	KUNIT_EXPECT_EQ(test, out.feature_compat, 0x80000000U);
+	KUNIT_EXPECT_EQ(test, out.resync_offset, 0ULL);
 	KUNIT_EXPECT_FALSE(test, out.ro_only);
 
 	/* encode(decode(x)) == x, byte for byte */
@@ -101,6 +102,26 @@ static void sb_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
 	KUNIT_EXPECT_EQ(test, out.events, LRAID_SB_EVENTS_MAX);
 	in.events = 42;
+
+	/* where a resync stopped: any chunk multiple up to the data size */
+	in.state = 0;
+	in.feature_compat = LRAID_SB_FEAT_COMPAT_RESYNC;
+	in.resync_offset = in.data_size;
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.resync_offset, in.data_size);
+	KUNIT_EXPECT_EQ(test, out.feature_compat, LRAID_SB_FEAT_COMPAT_RESYNC);
+	in.resync_offset = 128;
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.resync_offset, 128ULL);
+	/* an lraid that did not know the field wrote it zero: from the start */
+	in.resync_offset = 0;
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.resync_offset, 0ULL);
+	in.state = LRAID_SB_STATE_CLEAN;
+	in.feature_compat = 0;
 
 	/* the name may use all 31 characters */
 	strscpy(in.name, "0123456789abcdefghijklmnopqrstu", sizeof(in.name));
@@ -134,6 +155,12 @@ static void sb_byte_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b[0x80], 0x00);		/* data offset 2048 */
 	KUNIT_EXPECT_EQ(test, b[0x81], 0x08);
 	KUNIT_EXPECT_EQ(test, b[0xa0], 8);		/* bitmap offset */
+	in.feature_compat = LRAID_SB_FEAT_COMPAT_RESYNC;
+	in.resync_offset = 0x0a0b;
+	lraid_sb_encode(&in, b);
+	KUNIT_EXPECT_EQ(test, b[0x14], 1);		/* compat: resync */
+	KUNIT_EXPECT_EQ(test, b[0xb8], 0x0b);		/* resync offset */
+	KUNIT_EXPECT_EQ(test, b[0xb9], 0x0a);
 	crc = b[0xffc] | b[0xffd] << 8 | b[0xffe] << 16 | (u32)b[0xfff] << 24;
 	KUNIT_EXPECT_EQ(test, crc, lraid_sb_crc(b));
 	/* crc32c over the block with the crc field zero */
@@ -210,7 +237,8 @@ enum sb_field {
 	F_RECOVERY, F_BM_OFF_0, F_BM_OFF_IN_DATA, F_BM_INTO_DATA,
 	F_BM_SECTORS_WRAP, F_BM_REGION_0, F_BM_REGION_ODD,
 	F_BM_REGION_SMALL, F_BM_TOO_SMALL, F_NO_BM_REGION, F_NO_BM_OFFSET,
-	F_BM_END_WRAP, F_NR
+	F_BM_END_WRAP, F_RESYNC_NO_BIT, F_RESYNC_BEYOND, F_RESYNC_PARTIAL,
+	F_NR
 };
 
 static const int sb_field_err[F_NR] = {
@@ -382,6 +410,18 @@ static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
 		sb->data_offset = cpu_to_le64((1ULL << 63) + 4096);
 		sb->bitmap_offset = cpu_to_le64(1ULL << 63);
 		sb->bitmap_sectors = cpu_to_le64(1ULL << 63);
+		break;
+	case F_RESYNC_NO_BIT:
+		sb->resync_offset = cpu_to_le64(128);
+		break;
+	case F_RESYNC_BEYOND:
+		sb->feature_compat = cpu_to_le32(LRAID_SB_FEAT_COMPAT_RESYNC);
+		sb->resync_offset = cpu_to_le64(le64_to_cpu(sb->data_size) +
+						128);
+		break;
+	case F_RESYNC_PARTIAL:
+		sb->feature_compat = cpu_to_le32(LRAID_SB_FEAT_COMPAT_RESYNC);
+		sb->resync_offset = cpu_to_le64(64);	/* half a chunk */
 		break;
 	case F_NR:
 		break;

@@ -315,6 +315,41 @@ static void plan_degraded_rmw(struct kunit *test)
 	}
 }
 
+/* md's pacing: min runs flat out, max waits, between yields when busy */
+static void sync_pace(struct kunit *test)
+{
+	static const struct {
+		u64 kib;
+		u32 secs, min, max;
+		bool busy;
+		enum lraid_pace want;
+	} c[] = {
+		/* 1000 KiB in the first second: speed 1000 / 1 + 1 = 1001 */
+		{ 1000, 0, 1001, 2000, true, LRAID_PACE_GO },
+		{ 1000, 0, 1000, 2000, true, LRAID_PACE_YIELD },
+		{ 1000, 0, 1000, 2000, false, LRAID_PACE_GO },
+		{ 1000, 0, 500, 1000, false, LRAID_PACE_WAIT },
+		{ 1000, 0, 500, 1001, false, LRAID_PACE_GO },
+		/* the same KiB over a longer window is slower */
+		{ 6000, 5, 500, 1000, true, LRAID_PACE_WAIT },
+		{ 6000, 5, 500, 1001, true, LRAID_PACE_YIELD },
+		{ 6000, 5, 1001, 1001, true, LRAID_PACE_GO },
+		/* min above max: min wins, as in md */
+		{ 1000, 0, 5000, 100, true, LRAID_PACE_GO },
+		/* nothing done yet: speed 1, never a division by zero */
+		{ 0, 0, 0, 0, true, LRAID_PACE_WAIT },
+		{ 0, U32_MAX, 1, 1, true, LRAID_PACE_GO },
+		{ U64_MAX, U32_MAX, 1, U32_MAX, false, LRAID_PACE_WAIT },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		KUNIT_EXPECT_EQ_MSG(test, lraid_sync_pace(c[i].kib, c[i].secs,
+							  c[i].min, c[i].max,
+							  c[i].busy),
+				    c[i].want, "case %u", i);
+}
+
 static struct kunit_case lraid_stripe_cases[] = {
 	KUNIT_CASE(plan_full_stripe),
 	KUNIT_CASE(plan_small_wide_rmw),
@@ -325,6 +360,7 @@ static struct kunit_case lraid_stripe_cases[] = {
 	KUNIT_CASE(plan_windows),
 	KUNIT_CASE(plan_invariants),
 	KUNIT_CASE(plan_degraded_rmw),
+	KUNIT_CASE(sync_pace),
 	{}
 };
 

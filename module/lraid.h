@@ -259,6 +259,17 @@ struct lraid_array {
 	 * superblocks not clean.
 	 */
 	bool unsynced;
+	/*
+	 * While unsynced: the stripes below this one are in sync all the
+	 * same (a resync or repair pass went over them, or an earlier run's
+	 * resync did, resync_offset). Writes to the others compute parity
+	 * from the full data (RCW, never RMW), as md's do beyond its
+	 * resync point, so that they leave their rows in sync; the next
+	 * resync starts here. Read without a lock.
+	 */
+	u64 synced_stripes;
+	/* sb_mutex: nothing in flight, the superblocks may record it */
+	bool at_rest;
 	bool stopping;			/* disk->open_mutex: opens refused */
 	bool sysfs_live;		/* sb_mutex: the disk is in sysfs */
 	struct work_struct sysfs_work;	/* lraid_sysfs_changed() */
@@ -357,6 +368,12 @@ struct lraid_array {
 	bool sync_abort;		/* the pass stops at its next stripe */
 	u64 sync_done;			/* member sectors the pass went past */
 	atomic64_t mismatches;		/* sectors, this or the last pass */
+	/* KiB/s per member, as md's; 0: the module's speed_limit_min/max */
+	u32 sync_speed_min;
+	u32 sync_speed_max;
+	unsigned long sync_mark;	/* jiffies: the speed window's start */
+	u64 sync_mark_done;		/* sync_done then */
+	wait_queue_head_t sync_wait;	/* a pacing pass waits for sync_abort */
 
 	/* full-stripe discards in flight, see "Discard" above */
 	spinlock_t drange_lock;
@@ -427,6 +444,9 @@ extern struct device_attribute dev_attr_sync_action;
 extern struct device_attribute dev_attr_last_sync_action;
 extern struct device_attribute dev_attr_mismatch_cnt;
 extern struct device_attribute dev_attr_sync_completed;
+extern struct device_attribute dev_attr_sync_speed;
+extern struct device_attribute dev_attr_sync_speed_min;
+extern struct device_attribute dev_attr_sync_speed_max;
 void lraid_sync_init(struct lraid_array *a);
 void lraid_sync_resync(struct lraid_array *a);
 void lraid_sync_stop(struct lraid_array *a);
@@ -454,6 +474,17 @@ static inline bool lraid_array_lost(const struct lraid_array *a)
 {
 	return hweight32(READ_ONCE(a->failed)) >
 	       a->geom.nr_members - a->geom.nr_data;
+}
+
+/*
+ * May @stripe's parity disagree with its data (a->synced_stripes)? A pass
+ * that clears a->unsynced has gone over every stripe first.
+ */
+static inline bool lraid_stripe_unsynced(const struct lraid_array *a,
+					 u64 stripe)
+{
+	return unlikely(READ_ONCE(a->unsynced)) &&
+	       stripe >= READ_ONCE(a->synced_stripes);
 }
 
 /*

@@ -303,7 +303,18 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
 	sb->failed_mask = failed;
-	sb->feature_compat = a->feature_compat;
+	sb->feature_compat = a->feature_compat & ~LRAID_SB_FEAT_COMPAT_RESYNC;
+	/*
+	 * Where a resync left off, kept only across a stop: written while
+	 * the array runs, it would outlive a crash that left stripes below
+	 * it out of sync.
+	 */
+	if (!a->clean && a->unsynced && a->at_rest &&
+	    READ_ONCE(a->synced_stripes)) {
+		sb->feature_compat |= LRAID_SB_FEAT_COMPAT_RESYNC;
+		sb->resync_offset = READ_ONCE(a->synced_stripes) <<
+				    g->chunk_shift;
+	}
 }
 
 /*
@@ -657,6 +668,7 @@ static int lraid_array_start(struct lraid_array *a, bool was_clean,
 		return 0;
 	mutex_lock(&a->sb_mutex);
 	a->clean = was_clean;
+	a->at_rest = true;	/* nothing was written: keep resync_offset */
 	record = (READ_ONCE(a->failed) & ~left_out) | undo_failed;
 	if (lraid_sb_write_all(a, true, &record))
 		pr_err("lraid%d: could not restore the superblocks after a failed start\n",
@@ -1352,6 +1364,10 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	 * stripes disagree with it as after a crash.
 	 */
 	a->unsynced = !clean || forced;
+	/* a resync stopped there at the last stop; not past members --force took */
+	if (!clean && !forced &&
+	    (ref->feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC))
+		a->synced_stripes = ref->resync_offset >> a->geom.chunk_shift;
 	ret = lraid_array_start(a, clean, lraid_sb_failed(sbs, nr) | forced);
 	if (ret)
 		goto out_free;
@@ -1434,6 +1450,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 	mutex_lock(&a->sb_mutex);
 	a->events++;
 	a->clean = !a->unsynced;
+	a->at_rest = true;
 	if (lraid_sb_write_all(a, false, NULL))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
 	mutex_unlock(&a->sb_mutex);

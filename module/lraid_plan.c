@@ -2,11 +2,13 @@
 /*
  * lraid stripe planning: which rows of which members one write piece must
  * read and write, and whether read-modify-write or reconstruct-write reads
- * less. Pure arithmetic, callable from any context and compiled unchanged
- * in userspace (lraid_user.h) for the host run of kunit/stripe_kunit.c.
+ * less; and how fast a check, repair or resync pass may go. Pure
+ * arithmetic, callable from any context and compiled unchanged in
+ * userspace (lraid_user.h) for the host run of kunit/stripe_kunit.c.
  */
 #ifdef __KERNEL__
 #include <linux/export.h>
+#include <linux/math64.h>
 #include <linux/string.h>
 #include <kunit/visibility.h>
 #endif
@@ -118,3 +120,23 @@ bool lraid_plan_rmw_avoids(const struct lraid_geom *g, u64 stripe,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_plan_rmw_avoids);
 
+/*
+ * md's pacing of a resync, in KiB of member data per second: @kib done
+ * over the last @secs whole seconds makes the speed (one more second, and
+ * one more KiB, as md counts: never a division by zero, never 0). Up to
+ * @min it goes on whatever else the array does; above @max it waits;
+ * between the two it yields to other I/O (@busy: the array served some
+ * since the last stripe), as md's does when its members are not idle.
+ */
+enum lraid_pace lraid_sync_pace(u64 kib, u32 secs, u32 min, u32 max,
+				bool busy)
+{
+	u64 speed = div_u64(kib, secs < U32_MAX ? secs + 1 : secs) + 1;
+
+	if (speed <= min)
+		return LRAID_PACE_GO;
+	if (speed > max)
+		return LRAID_PACE_WAIT;
+	return busy ? LRAID_PACE_YIELD : LRAID_PACE_GO;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sync_pace);

@@ -44,4 +44,14 @@ void lraid_plan_window(const struct lraid_geom *g, u32 win, u32 lo, u32 hi,
 bool lraid_plan_rmw_avoids(const struct lraid_geom *g, u64 stripe,
 			   const struct lraid_plan *p, u32 failed);
 
+/* What a check, repair or resync pass does before its next stripe. */
+enum lraid_pace {
+	LRAID_PACE_GO,		/* go on */
+	LRAID_PACE_YIELD,	/* pause as long as the last stripe took */
+	LRAID_PACE_WAIT,	/* too fast: wait, then ask again */
+};
+
+enum lraid_pace lraid_sync_pace(u64 kib, u32 secs, u32 min, u32 max,
+				bool busy);
+
 #endif /* LRAID_PLAN_H */

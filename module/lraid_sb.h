@@ -40,10 +40,17 @@
 #define LRAID_SB_MAGIC		0x62732d646961726cULL
 #define LRAID_SB_VERSION	1u
 
-/* Feature bits known to this code (none yet). */
+/*
+ * compat: resync_offset holds where an interrupted resync stopped. Code
+ * that does not know it ignores it (and writes the field zero, which
+ * means resync from the start: safe).
+ */
+#define LRAID_SB_FEAT_COMPAT_RESYNC	0x1u
+
+/* Feature bits known to this code. */
 #define LRAID_SB_FEAT_INCOMPAT_SUPP	0u
 #define LRAID_SB_FEAT_RO_COMPAT_SUPP	0u
-#define LRAID_SB_FEAT_COMPAT_SUPP	0u
+#define LRAID_SB_FEAT_COMPAT_SUPP	LRAID_SB_FEAT_COMPAT_RESYNC
 
 #define LRAID_LAYOUT_LEFT_SYMMETRIC	2u	/* md's number for it */
 
@@ -95,7 +102,8 @@ struct lraid_sb_disk {
 	__le64	bitmap_offset;		/* 0x0a0 sectors from member start */
 	__le64	bitmap_sectors;		/* 0x0a8 bitmap area, 0 = no bitmap */
 	__le64	bitmap_region_sectors;	/* 0x0b0 data per bit, power of 2 */
-	u8	reserved[0xffc - 0xb8];	/* 0x0b8 zero */
+	__le64	resync_offset;		/* 0x0b8 parity in sync below (compat) */
+	u8	reserved[0xffc - 0xc0];	/* 0x0c0 zero */
 	__le32	crc;			/* 0xffc crc32c, see lraid_sb_crc() */
 };
 
@@ -104,7 +112,8 @@ static_assert(offsetof(struct lraid_sb_disk, uuid) == 0x018);
 static_assert(offsetof(struct lraid_sb_disk, events) == 0x058);
 static_assert(offsetof(struct lraid_sb_disk, data_offset) == 0x080);
 static_assert(offsetof(struct lraid_sb_disk, bitmap_region_sectors) == 0x0b0);
-static_assert(offsetof(struct lraid_sb_disk, reserved) == 0x0b8);
+static_assert(offsetof(struct lraid_sb_disk, resync_offset) == 0x0b8);
+static_assert(offsetof(struct lraid_sb_disk, reserved) == 0x0c0);
 static_assert(offsetof(struct lraid_sb_disk, crc) == 0xffc);
 
 /* Host-endian view of a superblock. */
@@ -133,6 +142,13 @@ struct lraid_sb_info {
 	u64 bitmap_offset;
 	u64 bitmap_sectors;
 	u64 bitmap_region_sectors;
+	/*
+	 * Not clean, LRAID_SB_FEAT_COMPAT_RESYNC set: a resync went over the
+	 * data area below this sector (a chunk multiple, at most data_size)
+	 * and no write was in flight after it; the next resync starts there.
+	 * Zero without the bit.
+	 */
+	u64 resync_offset;
 };
 
 /*

@@ -862,6 +862,11 @@ static int lraid_op_start(struct lraid_op *op)
 		    !lraid_plan_rmw_avoids(g, wr->stripe, p, op->failed))
 			return lraid_op_start_degraded(op);
 		p->mode = LRAID_PLAN_RMW;
+	} else if (p->mode == LRAID_PLAN_RMW &&
+		   lraid_stripe_unsynced(a, wr->stripe)) {
+		/* its parity may be stale: RMW would keep it so */
+		p->mode = LRAID_PLAN_RCW;
+		p->reads = p->rcw_reads;
 	}
 	pm = lraid_geom_p_member(g, wr->stripe);
 	qm = lraid_geom_q_member(g, wr->stripe);

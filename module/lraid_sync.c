@@ -30,21 +30,34 @@
  * Every buffer and bio of a pass is allocated before its first stripe is
  * taken: while one is, writes to it wait, and memory reclaim may be
  * waiting for them.
+ *
+ * A pass is paced as md paces a resync (lraid_sync_pace()): speeds in
+ * KiB/s of member data, measured over the last 3 to 6 seconds; up to
+ * sync_speed_min it runs flat out, above sync_speed_max it waits, and
+ * between the two it pauses after each stripe for as long as it held
+ * the stripe whenever the array served other I/O meanwhile (the disk's
+ * I/O statistics moved), as md's waits when its members are not idle.
+ * The limits are per array in sysfs ("system": the module parameters
+ * speed_limit_min and speed_limit_max, md's defaults).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/kobject.h>
 #include <linux/mm.h>
+#include <linux/part_stat.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
 #include "lraid.h"
 #include "lraid_gf.h"
+#include "lraid_plan.h"
 
 #define LRAID_SYNC_PAGES	16	/* slice: pages read per member */
+#define LRAID_SYNC_MARK_STEP	(3 * HZ)	/* speed window step */
 
 struct lraid_sync {
 	struct lraid_array *a;
@@ -60,6 +73,10 @@ struct lraid_sync {
 	void *data[LRAID_MAX_MEMBERS];
 	u64 skipped;			/* slices not checked: read errors */
 	u64 corrected;			/* slices with a read error rewritten */
+	/* pacing: the speed window (t0, d0) to now, moved every step */
+	unsigned long t0, t1;
+	u64 d0, d1;
+	u64 io;				/* the disk's sectors at the last stripe */
 };
 
 static const char *const lraid_sync_names[] = {
@@ -73,6 +90,26 @@ static bool auto_resync = true;
 module_param(auto_resync, bool, 0644);
 MODULE_PARM_DESC(auto_resync,
 		 "resync (a repair pass) an array assembled with every member after an unclean shutdown or a --force start");
+
+/* md's /proc/sys/dev/raid/speed_limit_min and _max, and their defaults */
+static unsigned int speed_limit_min = 1000;
+module_param(speed_limit_min, uint, 0644);
+MODULE_PARM_DESC(speed_limit_min,
+		 "KiB/s per member up to which a check, repair or resync pass does not yield to other I/O (arrays whose sync_speed_min is \"system\")");
+static unsigned int speed_limit_max = 200000;
+module_param(speed_limit_max, uint, 0644);
+MODULE_PARM_DESC(speed_limit_max,
+		 "KiB/s per member above which a check, repair or resync pass waits (arrays whose sync_speed_max is \"system\")");
+
+static u32 lraid_speed_min(const struct lraid_array *a)
+{
+	return READ_ONCE(a->sync_speed_min) ?: READ_ONCE(speed_limit_min);
+}
+
+static u32 lraid_speed_max(const struct lraid_array *a)
+{
+	return READ_ONCE(a->sync_speed_max) ?: READ_ONCE(speed_limit_max);
+}
 
 /* Does @action write parity that differs? */
 static bool lraid_sync_writes(u8 action)
@@ -348,6 +385,64 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 	return NULL;
 }
 
+/* The disk's sectors read, written and discarded so far. */
+static u64 lraid_sync_disk_io(struct lraid_array *a)
+{
+	return part_stat_read_accum(a->disk->part0, sectors);
+}
+
+static void lraid_sync_pace_start(struct lraid_sync *s)
+{
+	struct lraid_array *a = s->a;
+
+	s->t0 = jiffies;
+	s->t1 = s->t0;
+	s->d0 = READ_ONCE(a->sync_done);
+	s->d1 = s->d0;
+	s->io = lraid_sync_disk_io(a);
+	WRITE_ONCE(a->sync_mark, s->t0);
+	WRITE_ONCE(a->sync_mark_done, s->d0);
+}
+
+/*
+ * After a stripe the pass held for @held_us: go on, pause or wait as
+ * lraid_sync_pace() says. Writing idle or a stop ends a wait at once.
+ */
+static void lraid_sync_throttle(struct lraid_sync *s, u64 held_us)
+{
+	struct lraid_array *a = s->a;
+	u64 io = lraid_sync_disk_io(a);
+	bool busy = io != s->io;
+
+	s->io = io;
+	while (!READ_ONCE(a->sync_abort)) {
+		unsigned long now = jiffies;
+		u64 done = READ_ONCE(a->sync_done);
+
+		if (time_after_eq(now, s->t1 + LRAID_SYNC_MARK_STEP)) {
+			s->t0 = s->t1;
+			s->d0 = s->d1;
+			s->t1 = now;
+			s->d1 = done;
+			WRITE_ONCE(a->sync_mark, s->t0);
+			WRITE_ONCE(a->sync_mark_done, s->d0);
+		}
+		switch (lraid_sync_pace((done - s->d0) >> 1,
+					(now - s->t0) / HZ, lraid_speed_min(a),
+					lraid_speed_max(a), busy)) {
+		case LRAID_PACE_GO:
+			return;
+		case LRAID_PACE_YIELD:
+			fsleep(clamp_t(u64, held_us, 100, USEC_PER_SEC / 2));
+			return;
+		case LRAID_PACE_WAIT:
+			wait_event_idle_timeout(a->sync_wait,
+						READ_ONCE(a->sync_abort), HZ / 2);
+			break;
+		}
+	}
+}
+
 static void lraid_sync_work(struct work_struct *work)
 {
 	struct lraid_array *a = container_of(work, struct lraid_array,
@@ -371,8 +466,22 @@ static void lraid_sync_work(struct work_struct *work)
 		stripe = 0;
 		goto out;
 	}
-	pr_info("%s: %s started\n", a->disk->disk_name, name);
-	for (stripe = 0; stripe < g->nr_stripes; stripe++) {
+	/* a resync goes on where the last one stopped (resync_offset) */
+	stripe = 0;
+	if (action == LRAID_SYNC_RESYNC)
+		stripe = READ_ONCE(a->synced_stripes);
+	WRITE_ONCE(a->sync_done, stripe << g->chunk_shift);
+	if (stripe)
+		pr_info("%s: %s started at sector %llu of %llu (the last one stopped there)\n",
+			a->disk->disk_name, name,
+			(unsigned long long)stripe << g->chunk_shift,
+			(unsigned long long)g->member_sectors);
+	else
+		pr_info("%s: %s started\n", a->disk->disk_name, name);
+	lraid_sync_pace_start(s);
+	for (; stripe < g->nr_stripes; stripe++) {
+		ktime_t held;
+
 		if (READ_ONCE(a->sync_abort)) {
 			why = "interrupted";
 			break;
@@ -384,13 +493,20 @@ static void lraid_sync_work(struct work_struct *work)
 		s->range.s0 = stripe;
 		s->range.s1 = stripe + 1;
 		lraid_drange_begin(a, &s->range);
+		held = ktime_get();
 		for (off = 0; off < g->chunk_sectors && !why;
 		     off += s->slice_pages << (PAGE_SHIFT - SECTOR_SHIFT))
 			why = lraid_sync_slice(s, stripe, off, s->slice_pages);
 		lraid_drange_end(a, &s->range);
 		if (why)
 			break;
+		held = ktime_sub(ktime_get(), held);
 		WRITE_ONCE(a->sync_done, (stripe + 1) << g->chunk_shift);
+		/* writes there may update parity in place (RMW) again */
+		if (lraid_sync_writes(action) && !s->skipped &&
+		    stripe + 1 > READ_ONCE(a->synced_stripes))
+			WRITE_ONCE(a->synced_stripes, stripe + 1);
+		lraid_sync_throttle(s, ktime_to_us(held));
 		cond_resched();
 	}
 out:
@@ -403,7 +519,7 @@ out:
 		if (lraid_sync_writes(action) && !s->skipped) {
 			mutex_lock(&a->sb_mutex);
 			resynced = a->unsynced;
-			a->unsynced = false;
+			WRITE_ONCE(a->unsynced, false);	/* writes read it */
 			mutex_unlock(&a->sb_mutex);
 		}
 		pr_info("%s: %s done: %llu mismatched sectors%s%s\n",
@@ -433,6 +549,7 @@ void lraid_sync_init(struct lraid_array *a)
 {
 	mutex_init(&a->sync_mutex);
 	INIT_WORK(&a->sync_work, lraid_sync_work);
+	init_waitqueue_head(&a->sync_wait);
 	atomic64_set(&a->mismatches, 0);
 }
 
@@ -457,6 +574,8 @@ static int lraid_sync_start(struct lraid_array *a, u8 action)
 		WRITE_ONCE(a->last_sync, action);	/* as md: at the start */
 		WRITE_ONCE(a->sync_abort, false);
 		WRITE_ONCE(a->sync_done, 0);
+		WRITE_ONCE(a->sync_mark_done, 0);
+		WRITE_ONCE(a->sync_mark, jiffies);
 		atomic64_set(&a->mismatches, 0);
 		queue_work(system_long_wq, &a->sync_work);
 	}
@@ -489,6 +608,7 @@ static void lraid_sync_interrupt(struct lraid_array *a, bool dead)
 		a->sync_dead = true;
 	WRITE_ONCE(a->sync_abort, true);
 	mutex_unlock(&a->sync_mutex);
+	wake_up(&a->sync_wait);
 	flush_work(&a->sync_work);
 }
 
@@ -563,3 +683,86 @@ static ssize_t sync_completed_show(struct device *dev,
 			  (unsigned long long)a->geom.member_sectors);
 }
 DEVICE_ATTR_RO(sync_completed);
+
+/* as md's: KiB/s per member over the last 3 to 6 seconds, or "none" */
+static ssize_t sync_speed_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct lraid_array *a = lraid_sync_array(dev);
+	unsigned long secs;
+	u64 done, mark;
+
+	if (!READ_ONCE(a->sync_action))
+		return sysfs_emit(buf, "none\n");
+	secs = (jiffies - READ_ONCE(a->sync_mark)) / HZ ?: 1;
+	mark = READ_ONCE(a->sync_mark_done);
+	done = READ_ONCE(a->sync_done);
+	/* read apart from the mark: never a wrapped speed */
+	done = done > mark ? done - mark : 0;
+	return sysfs_emit(buf, "%llu\n",
+			  (unsigned long long)div_u64(done >> 1, secs));
+}
+DEVICE_ATTR_RO(sync_speed);
+
+/* as md's: "N (system)" or "N (local)"; take N > 0, or "system" */
+static ssize_t lraid_speed_show(char *buf, u32 local, u32 system)
+{
+	return sysfs_emit(buf, "%u (%s)\n", local ?: system,
+			  local ? "local" : "system");
+}
+
+static int lraid_speed_store(const char *buf, u32 *limit)
+{
+	u32 v;
+	int ret;
+
+	if (sysfs_streq(buf, "system")) {
+		WRITE_ONCE(*limit, 0);
+		return 0;
+	}
+	ret = kstrtou32(buf, 10, &v);
+	if (ret)
+		return ret;
+	if (!v)
+		return -EINVAL;
+	WRITE_ONCE(*limit, v);
+	return 0;
+}
+
+static ssize_t sync_speed_min_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct lraid_array *a = lraid_sync_array(dev);
+
+	return lraid_speed_show(buf, READ_ONCE(a->sync_speed_min),
+				READ_ONCE(speed_limit_min));
+}
+
+static ssize_t sync_speed_min_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t len)
+{
+	int ret = lraid_speed_store(buf, &lraid_sync_array(dev)->sync_speed_min);
+
+	return ret ? ret : len;
+}
+DEVICE_ATTR_RW(sync_speed_min);
+
+static ssize_t sync_speed_max_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct lraid_array *a = lraid_sync_array(dev);
+
+	return lraid_speed_show(buf, READ_ONCE(a->sync_speed_max),
+				READ_ONCE(speed_limit_max));
+}
+
+static ssize_t sync_speed_max_store(struct device *dev,
+				    struct device_attribute *attr,
+				    const char *buf, size_t len)
+{
+	int ret = lraid_speed_store(buf, &lraid_sync_array(dev)->sync_speed_max);
+
+	return ret ? ret : len;
+}
+DEVICE_ATTR_RW(sync_speed_max);

@@ -3,12 +3,14 @@
  * /sys/block/lraidN/lraid/: a running array's state. Where md's
  * /sys/block/mdN/md/ has the same value, the file has md's name and format
  * (level, layout, chunk_size, raid_disks, component_size, degraded, uuid,
- * and lraid_sync.c's sync_action, last_sync_action, mismatch_cnt and
- * sync_completed), so that scripts written for md read lraid the same
- * way; name and failed are lraid's own. sync_action is the one file
- * written (a parity check or repair). The group comes and goes with the disk (add_disk() to
- * del_gendisk(), which waits for readers in show()), and the array outlives
- * the disk's sysfs, so show() needs no reference of its own.
+ * and lraid_sync.c's sync_action, last_sync_action, mismatch_cnt,
+ * sync_completed, sync_speed, sync_speed_min and sync_speed_max), so that
+ * scripts written for md read lraid the same way; name and failed are
+ * lraid's own. sync_action (a parity check or repair) and the two speed
+ * limits are the files written. The group comes and goes with the disk
+ * (add_disk() to del_gendisk(), which waits for readers in show()), and
+ * the array outlives the disk's sysfs, so show() needs no reference of
+ * its own.
  *
  * When a member fails, degraded and failed are notified (poll(2) on them
  * wakes, as on md's degraded) and the disk sends a "change" uevent once
@@ -122,6 +124,9 @@ static struct attribute *lraid_attrs[] = {
 	&dev_attr_last_sync_action.attr,
 	&dev_attr_mismatch_cnt.attr,
 	&dev_attr_sync_completed.attr,
+	&dev_attr_sync_speed.attr,
+	&dev_attr_sync_speed_min.attr,
+	&dev_attr_sync_speed_max.attr,
 	NULL,
 };
 

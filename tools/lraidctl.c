@@ -1013,7 +1013,13 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		struct sync_state st;
 
 		sync_state(c.index, &st);
-		if (st.running || !strcmp(st.last, "resync"))
+		if ((st.running || !strcmp(st.last, "resync")) &&
+		    (ref->feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC) &&
+		    ref->resync_offset)
+			err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; resyncing it now from sector %llu, where the last resync stopped (lraidctl detail lraid%u shows how far)",
+			    c.index, (unsigned long long)ref->resync_offset,
+			    c.index);
+		else if (st.running || !strcmp(st.last, "resync"))
 			err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; resyncing it now (lraidctl detail lraid%u shows how far)",
 			    c.index, c.index);
 		else
@@ -2342,7 +2348,8 @@ static int examine_one(const char *dev, int json, int sep)
 		       "\"chunk_bytes\": %u, \"members\": %u, \"role\": %u, "
 		       "\"state\": \"%s\", \"events\": %llu, \"failed_mask\": %u, "
 		       "\"data_offset\": %llu, \"data_size\": %llu, "
-		       "\"dev_sectors\": %llu, \"ctime\": %llu, \"utime\": %llu}\n",
+		       "\"dev_sectors\": %llu, \"resync_offset\": %llu, "
+		       "\"ctime\": %llu, \"utime\": %llu}\n",
 		       sb.level, sb.layout,
 		       sb.chunk_sectors * 512, sb.nr_members, sb.role,
 		       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active",
@@ -2350,6 +2357,7 @@ static int examine_one(const char *dev, int json, int sep)
 		       (unsigned long long)sb.data_offset,
 		       (unsigned long long)sb.data_size,
 		       (unsigned long long)sb.dev_sectors,
+		       (unsigned long long)sb.resync_offset,
 		       (unsigned long long)sb.ctime,
 		       (unsigned long long)sb.utime);
 		return 0;
@@ -2375,6 +2383,11 @@ static int examine_one(const char *dev, int json, int sep)
 	       (unsigned long long)sb.data_size);
 	printf("  Device Size   : %llu sectors\n",
 	       (unsigned long long)sb.dev_sectors);
+	/* as mdadm: where an interrupted resync goes on */
+	if (!(sb.state & LRAID_SB_STATE_CLEAN) &&
+	    (sb.feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC))
+		printf("  Resync Offset : %llu sectors\n",
+		       (unsigned long long)sb.resync_offset);
 	printf("    Failed Mask : 0x%x\n", sb.failed_mask);
 	return 0;
 }

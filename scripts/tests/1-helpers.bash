@@ -142,6 +142,10 @@ lr_cleanup() {
 	[ -w "$a" ] && echo Y >"$a"
 	a=/sys/module/lraid/parameters/auto_resync
 	[ -w "$a" ] && echo Y >"$a"
+	a=/sys/module/lraid/parameters/speed_limit_min
+	[ -w "$a" ] && echo 1000 >"$a"
+	a=/sys/module/lraid/parameters/speed_limit_max
+	[ -w "$a" ] && echo 200000 >"$a"
 	return 0
 }
 
