@@ -470,6 +470,8 @@ static void lraid_sync_work(struct work_struct *work)
 	stripe = 0;
 	if (action == LRAID_SYNC_RESYNC)
 		stripe = READ_ONCE(a->synced_stripes);
+	/* the mark first: sync_speed never counts the stripes skipped */
+	WRITE_ONCE(a->sync_mark_done, stripe << g->chunk_shift);
 	WRITE_ONCE(a->sync_done, stripe << g->chunk_shift);
 	if (stripe)
 		pr_info("%s: %s started at sector %llu of %llu (the last one stopped there)\n",
@@ -695,8 +697,9 @@ static ssize_t sync_speed_show(struct device *dev,
 	if (!READ_ONCE(a->sync_action))
 		return sysfs_emit(buf, "none\n");
 	secs = (jiffies - READ_ONCE(a->sync_mark)) / HZ ?: 1;
-	mark = READ_ONCE(a->sync_mark_done);
+	/* done before the mark, which the pass moves first */
 	done = READ_ONCE(a->sync_done);
+	mark = READ_ONCE(a->sync_mark_done);
 	/* read apart from the mark: never a wrapped speed */
 	done = done > mark ? done - mark : 0;
 	return sysfs_emit(buf, "%llu\n",
