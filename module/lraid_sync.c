@@ -391,17 +391,23 @@ static u64 lraid_sync_disk_io(struct lraid_array *a)
 	return part_stat_read_accum(a->disk->part0, sectors);
 }
 
-static void lraid_sync_pace_start(struct lraid_sync *s)
+/*
+ * The pass starts at member sector @done: the speed window opens there.
+ * The mark moves first: sync_speed reads sync_done before it, and never
+ * counts the stripes a resumed resync skips.
+ */
+static void lraid_sync_pace_start(struct lraid_sync *s, u64 done)
 {
 	struct lraid_array *a = s->a;
 
 	s->t0 = jiffies;
 	s->t1 = s->t0;
-	s->d0 = READ_ONCE(a->sync_done);
-	s->d1 = s->d0;
+	s->d0 = done;
+	s->d1 = done;
 	s->io = lraid_sync_disk_io(a);
 	WRITE_ONCE(a->sync_mark, s->t0);
-	WRITE_ONCE(a->sync_mark_done, s->d0);
+	WRITE_ONCE(a->sync_mark_done, done);
+	WRITE_ONCE(a->sync_done, done);
 }
 
 /*
@@ -470,9 +476,7 @@ static void lraid_sync_work(struct work_struct *work)
 	stripe = 0;
 	if (action == LRAID_SYNC_RESYNC)
 		stripe = READ_ONCE(a->synced_stripes);
-	/* the mark first: sync_speed never counts the stripes skipped */
-	WRITE_ONCE(a->sync_mark_done, stripe << g->chunk_shift);
-	WRITE_ONCE(a->sync_done, stripe << g->chunk_shift);
+	lraid_sync_pace_start(s, stripe << g->chunk_shift);
 	if (stripe)
 		pr_info("%s: %s started at sector %llu of %llu (the last one stopped there)\n",
 			a->disk->disk_name, name,
@@ -480,7 +484,6 @@ static void lraid_sync_work(struct work_struct *work)
 			(unsigned long long)g->member_sectors);
 	else
 		pr_info("%s: %s started\n", a->disk->disk_name, name);
-	lraid_sync_pace_start(s);
 	for (; stripe < g->nr_stripes; stripe++) {
 		ktime_t held;
 
