@@ -22,10 +22,15 @@
  *          worker is woken after its list add under rcu_read_lock(): the
  *          item may be done and a->active at zero before the wake-up, so
  *          stop waits with synchronize_rcu() before freeing the workers.
- *          a->failed (roles marked failed) only ever gains bits, by
- *          cmpxchg (lraid_fail_member()): from the control path under
- *          the index lock, or from a member write's end_io; the I/O path
- *          samples it with READ_ONCE (see "Degraded mode" in design.rst).
+ *          a->failed (roles marked failed) gains bits by cmpxchg
+ *          (lraid_fail_member()): from the control path under the index
+ *          lock, or from a member write's end_io; the I/O path samples it
+ *          with READ_ONCE (see "Degraded mode" in design.rst). It loses
+ *          one only when a rebuild onto an added member ends
+ *          (lraid_array_recovered()), under a range over every stripe:
+ *          no write, discard or degraded read is in flight then. The
+ *          members[] slot of a failed role may be given a new device by
+ *          lraid_array_add() under the same kind of range.
  *          Superblock writes and a->events are guarded by a->sb_mutex
  *          (taken inside the index lock by the control path, alone by
  *          a->fail_work, which writes a bit the I/O path set). Until the
@@ -315,6 +320,17 @@ struct lraid_array {
 	 */
 	u32 failed;
 	/*
+	 * Roles being rebuilt onto a device added in their place
+	 * (lraid_array_add(), lraid_sync.c): a subset of failed, so reads
+	 * never use them, but writes and full-stripe discards go to them as
+	 * to a working member (lraid_unwritten()), so that nothing the
+	 * rebuild has passed goes stale. Set under a range over every
+	 * stripe, cleared by the rebuild when it ends, and by
+	 * lraid_fail_member() (any context) when the new device fails: the
+	 * rebuild then stops, and never marks the role working.
+	 */
+	unsigned long rebuilding;
+	/*
 	 * Failed roles the superblocks record: a subset of failed, written
 	 * under held_lock once a superblock pass has landed. Write pieces
 	 * that finish while failed has more are parked on held.
@@ -363,6 +379,7 @@ struct lraid_array {
 	struct mutex sync_mutex;
 	struct work_struct sync_work;
 	u8 sync_action;			/* LRAID_SYNC_*: the pass running */
+	u8 sync_role;			/* LRAID_SYNC_RECOVER: the role rebuilt */
 	u8 last_sync;			/* the last pass's, LRAID_SYNC_NONE */
 	bool sync_dead;			/* stopping: no pass starts */
 	bool sync_abort;		/* the pass stops at its next stripe */
@@ -407,6 +424,9 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 			 bool force);
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
+int lraid_array_add(int index, dev_t dev);
+const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
+				  u32 failed);
 int lraid_array_record_failed(struct lraid_array *a);
 extern const struct attribute_group *lraid_attr_groups[];
 void lraid_sysfs_init(struct lraid_array *a);
@@ -440,6 +460,7 @@ void lraid_io_exit(struct lraid_array *a);
 #define LRAID_SYNC_CHECK	1
 #define LRAID_SYNC_REPAIR	2
 #define LRAID_SYNC_RESYNC	3	/* a repair started by assemble */
+#define LRAID_SYNC_RECOVER	4	/* a rebuild of an added member */
 extern struct device_attribute dev_attr_sync_action;
 extern struct device_attribute dev_attr_last_sync_action;
 extern struct device_attribute dev_attr_mismatch_cnt;
@@ -449,6 +470,8 @@ extern struct device_attribute dev_attr_sync_speed_min;
 extern struct device_attribute dev_attr_sync_speed_max;
 void lraid_sync_init(struct lraid_array *a);
 void lraid_sync_resync(struct lraid_array *a);
+int lraid_sync_recover(struct lraid_array *a, unsigned int role);
+bool lraid_sync_busy(struct lraid_array *a);
 void lraid_sync_stop(struct lraid_array *a);
 
 /* lraid_stripe.c */
@@ -474,6 +497,16 @@ static inline bool lraid_array_lost(const struct lraid_array *a)
 {
 	return hweight32(READ_ONCE(a->failed)) >
 	       a->geom.nr_members - a->geom.nr_data;
+}
+
+/*
+ * Roles that writes, zeroes and discards do not go to: the failed ones,
+ * but for those being rebuilt (a->rebuilding), which are written as if
+ * they were working and read as if failed.
+ */
+static inline u32 lraid_unwritten(const struct lraid_array *a)
+{
+	return READ_ONCE(a->failed) & ~(u32)READ_ONCE(a->rebuilding);
 }
 
 /*

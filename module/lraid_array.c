@@ -1589,3 +1589,339 @@ int lraid_array_record_failed(struct lraid_array *a)
 	mutex_unlock(&a->sb_mutex);
 	return ret;
 }
+
+/*
+ * Hold every stripe of @a with @d (lraid_drange_begin()): once it returns,
+ * no write piece, degraded read or full-stripe discard is in flight, and
+ * those that come wait until lraid_drange_end().
+ */
+static void lraid_hold_all(struct lraid_array *a, struct lraid_drange *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->a = a;
+	d->s0 = 0;
+	d->s1 = a->geom.nr_stripes;
+	lraid_drange_begin(a, d);
+}
+
+/*
+ * Can @b take a role of @a: is it large enough, and does it take what the
+ * array sends its members (the array's limits were set from the members
+ * it started with)? 0, or a negative errno with the reason logged.
+ */
+static int lraid_add_fits(struct lraid_array *a, struct block_device *b)
+{
+	struct block_device *self = a->disk->part0;
+	const char *why = NULL;
+
+	if (bdev_nr_sectors(b) < a->data_offset + a->geom.member_sectors) {
+		pr_warn_ratelimited("lraid%d: add: %pg has %llu sectors, the data area needs %llu\n",
+				    a->index, b, (u64)bdev_nr_sectors(b),
+				    a->data_offset + a->geom.member_sectors);
+		return -ENOSPC;
+	}
+	if (bdev_logical_block_size(b) > bdev_logical_block_size(self))
+		why = "has larger logical blocks than the array";
+	else if (bdev_dma_alignment(b) > bdev_dma_alignment(self))
+		why = "needs a stricter buffer alignment than the array";
+	else if (bdev_nowait(self) && !bdev_nowait(b))
+		why = "does not take REQ_NOWAIT, which the array passes on";
+	else if (bdev_write_zeroes_sectors(self) &&
+		 !bdev_write_zeroes_sectors(b))
+		why = "does not take write-zeroes, which the array offers";
+	else if (a->discard_op == REQ_OP_DISCARD &&
+		 !test_bit(LRAID_REFUSED_DISCARD, &a->refused) &&
+		 !bdev_max_discard_sectors(b))
+		why = "does not take discard, which the array passes on";
+	if (!why)
+		return 0;
+	pr_warn_ratelimited("lraid%d: add: %pg %s\n", a->index, b, why);
+	return -EINVAL;
+}
+
+/*
+ * Is @b another name for the storage of a present member other than
+ * @role (two loop devices on one file, say)? A tag goes where @b's
+ * superblock goes, and every other member's superblock block is read:
+ * one that reads the tag was overwritten by it, and gets its superblock
+ * back at once. 0, -EINVAL if so, or an I/O error.
+ */
+static int lraid_add_probe(struct lraid_array *a, unsigned int role,
+			   struct block_device *b)
+{
+	struct page *page;
+	u8 tag[16];
+	unsigned int i;
+	int ret, hit = -1;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	get_random_bytes(tag, sizeof(tag));
+	memcpy(page_address(page), tag, sizeof(tag));
+	ret = lraid_sb_io(b, page, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+	for (i = 0; i < a->geom.nr_members && !ret && hit < 0; i++) {
+		struct block_device *m = a->members[i].b.bdev;
+
+		if (i == role || !m || (READ_ONCE(a->failed) & BIT(i)))
+			continue;
+		ret = lraid_sb_io(m, page, REQ_OP_READ | REQ_SYNC);
+		if (!ret && !memcmp(page_address(page), tag, sizeof(tag)))
+			hit = i;
+	}
+	__free_page(page);
+	if (hit < 0)
+		return ret;
+	pr_warn_ratelimited("lraid%d: add: %pg is the same storage as member %pg (role %u): refused\n",
+			    a->index, b, a->members[hit].b.bdev, hit);
+	mutex_lock(&a->sb_mutex);
+	a->events++;
+	if (lraid_sb_write_all(a, false, NULL))
+		pr_err("lraid%d: could not write the superblocks back\n",
+		       a->index);
+	mutex_unlock(&a->sb_mutex);
+	return -EINVAL;
+}
+
+/*
+ * Erase @b's superblock block and the places of other metadata outside
+ * the data area, as create does: until its rebuild ends the new member
+ * carries no superblock, so an assemble after a crash or stop meanwhile
+ * leaves it out; and no older array is assembled from it by udev.
+ */
+static int lraid_add_wipe(struct lraid_array *a, struct block_device *b)
+{
+	struct lraid_zero *z;
+	struct page *page;
+	int ret;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	z = kzalloc(sizeof(*z), GFP_KERNEL);
+	if (!page || !z) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = lraid_sb_io(b, page, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+	if (ret) {
+		pr_err("lraid%d: add: erasing the superblock of %pg failed: %d\n",
+		       a->index, b, ret);
+		goto out;
+	}
+	z->a = a;
+	atomic_set(&z->pending, 1);
+	init_completion(&z->done);
+	z->w[0].z = z;
+	z->w[0].bdev = b;
+	lraid_zero_ranges(&z->w[0]);
+	lraid_zero_fn(&z->w[0].work);
+	ret = z->error;
+out:
+	kfree(z);
+	if (page)
+		__free_page(page);
+	return ret;
+}
+
+/*
+ * The role @dev is to take: the failed role it is the device of, or the
+ * lowest failed role. -EBUSY if it is an active member, or if no role is
+ * failed.
+ */
+static int lraid_add_role(struct lraid_array *a, dev_t dev)
+{
+	u32 failed = READ_ONCE(a->failed);
+	unsigned int i;
+
+	for (i = 0; i < a->geom.nr_members; i++) {
+		if (!a->members[i].b.bdev || a->members[i].dev != dev)
+			continue;
+		if (failed & BIT(i))
+			return i;
+		pr_warn_ratelimited("lraid%d: add: %pg is an active member (role %u)\n",
+				    a->index, a->members[i].b.bdev, i);
+		return -EBUSY;
+	}
+	if (!failed) {
+		pr_warn_ratelimited("lraid%d: add: the array is not degraded: no role to rebuild\n",
+				    a->index);
+		return -EBUSY;
+	}
+	return __ffs(failed);
+}
+
+/*
+ * Open @dev for @role of @a into *@nb, exclusively with @a as holder,
+ * unless it is the failed device already in that slot (*@nb stays
+ * empty). Refuses lraid's own disks and a device overlapping a member.
+ */
+static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
+			  struct lraid_bdev *nb)
+{
+	unsigned int i;
+	int ret;
+
+	if (a->members[role].b.bdev && a->members[role].dev == dev)
+		return 0;
+	if (MAJOR(dev) == lraid_major) {
+		pr_warn_ratelimited("lraid%d: add: %u:%u is an lraid array\n",
+				    a->index, MAJOR(dev), MINOR(dev));
+		return -EINVAL;
+	}
+	ret = lraid_compat_open(dev, a, nb);
+	if (ret) {
+		pr_warn_ratelimited("lraid%d: add: cannot open %u:%u exclusively: %d\n",
+				    a->index, MAJOR(dev), MINOR(dev), ret);
+		return ret;
+	}
+	for (i = 0; i < a->geom.nr_members; i++) {
+		struct block_device *m = a->members[i].b.bdev;
+
+		if (i == role || !m || !lraid_bdev_overlap(m, nb->bdev))
+			continue;
+		pr_warn_ratelimited("lraid%d: add: %pg overlaps member %pg (role %u): refused\n",
+				    a->index, nb->bdev, m, i);
+		lraid_compat_close(nb);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Add @dev to the degraded array @index, as mdadm --add: it takes a failed
+ * or missing role (lraid_add_role()) and a rebuild pass writes the role's
+ * blocks to it from the other members (lraid_sync_recover()) while the
+ * array serves I/O; lraid_array_recovered() marks the role working at the
+ * end. The slot is given the device under a range over every stripe, so
+ * that no I/O is in flight to the slot's old device, and every write
+ * piece or discard that starts afterwards sees a->rebuilding.
+ */
+int lraid_array_add(int index, dev_t dev)
+{
+	struct lraid_bdev nb = {};
+	struct lraid_drange all;
+	struct lraid_member *mb;
+	struct lraid_array *a;
+	struct block_device *b;
+	unsigned int role;
+	int ret;
+
+	ret = lraid_index_lock(index);
+	if (ret)
+		return ret;
+	mutex_lock(&lraid_ctl_mutex);
+	ret = lraid_array_find(index, &a);
+	mutex_unlock(&lraid_ctl_mutex);
+	if (ret)
+		goto out;
+	if (lraid_array_lost(a)) {
+		pr_warn_ratelimited("lraid%d: add: more members failed than parity covers: nothing to rebuild from\n",
+				    index);
+		ret = -EIO;
+		goto out;
+	}
+	if (lraid_sync_busy(a)) {
+		pr_warn_ratelimited("lraid%d: add: a %s pass runs (sync_action): wait for it, or write idle\n",
+				    index, READ_ONCE(a->sync_action) ==
+				    LRAID_SYNC_RECOVER ? "recover" : "parity");
+		ret = -EBUSY;
+		goto out;
+	}
+	ret = lraid_add_role(a, dev);
+	if (ret < 0)
+		goto out;
+	role = ret;
+	mb = &a->members[role];
+	ret = lraid_add_open(a, role, dev, &nb);
+	if (ret)
+		goto out;
+	b = nb.bdev ?: mb->b.bdev;
+	ret = lraid_add_fits(a, b);
+	if (!ret && nb.bdev)
+		ret = lraid_add_probe(a, role, b);
+	if (!ret)
+		ret = lraid_add_wipe(a, b);
+	if (ret)
+		goto out_close;
+
+	lraid_hold_all(a, &all);
+	if (nb.bdev) {
+		if (a->linked & BIT(role)) {
+			bd_unlink_disk_holder(mb->b.bdev, a->disk);
+			a->linked &= ~BIT(role);
+		}
+		lraid_compat_close(&mb->b);
+		mb->b = nb;
+		mb->dev = dev;
+		mb->sectors = bdev_nr_sectors(b);
+		if (!bd_link_disk_holder(b, a->disk))
+			a->linked |= BIT(role);
+	}
+	atomic_set(&mb->read_errors, 0);
+	set_bit(role, &a->rebuilding);
+	lraid_drange_end(a, &all);
+
+	ret = lraid_sync_recover(a, role);
+	if (ret)
+		clear_bit(role, &a->rebuilding);
+	else
+		pr_info("lraid%d: %pg added as role %u, rebuilding it from the other members\n",
+			index, b, role);
+	goto out;
+
+out_close:
+	lraid_compat_close(&nb);
+out:
+	lraid_index_unlock(index);
+	return ret;
+}
+
+/*
+ * The rebuild pass has written every stripe of @role, with the members of
+ * @failed failed throughout: flush the new member, mark the role working
+ * and record it in every superblock, the new member's included. Under a
+ * range over every stripe, so that no write, discard or degraded read is
+ * in flight while a->failed loses the bit: a write error on the new
+ * member, which clears its a->rebuilding bit (lraid_fail_member()), came
+ * before, or comes to a working member and fails it as any other. NULL,
+ * or why the role stays failed.
+ */
+const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
+				  u32 failed)
+{
+	struct block_device *b = a->members[role].b.bdev;
+	const char *why = NULL;
+	struct lraid_drange all;
+	u32 old;
+	int ret;
+
+	lraid_hold_all(a, &all);
+	ret = blkdev_issue_flush(b);
+	if (ret) {
+		lraid_member_write_error(a, role, errno_to_blk_status(ret));
+		why = "the new member failed a flush";
+	}
+	mutex_lock(&a->sb_mutex);
+	if (why) {
+		/* as reported */
+	} else if (!test_bit(role, &a->rebuilding)) {
+		why = "the new member failed";
+	} else if (READ_ONCE(a->failed) != failed) {
+		why = "another member failed";
+	} else {
+		clear_bit(role, &a->rebuilding);
+		spin_lock_irq(&a->held_lock);
+		WRITE_ONCE(a->failed_recorded, a->failed_recorded & ~BIT(role));
+		old = READ_ONCE(a->failed);
+		while (!try_cmpxchg(&a->failed, &old, old & ~BIT(role)))
+			;
+		spin_unlock_irq(&a->held_lock);
+		a->events++;
+		if (lraid_sb_write_all(a, false, NULL))
+			pr_err("lraid%d: could not record role %u in sync\n",
+			       a->index, role);
+		lraid_sysfs_changed(a);
+	}
+	mutex_unlock(&a->sb_mutex);
+	lraid_drange_end(a, &all);
+	return why;
+}

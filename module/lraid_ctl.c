@@ -25,6 +25,7 @@ static_assert(sizeof(struct lraid_ioc_assemble) == 56);
 static_assert(sizeof(struct lraid_ioc_stop) == 24);
 static_assert(sizeof(struct lraid_ioc_member) == 24);
 static_assert(sizeof(struct lraid_ioc_fail) == 32);
+static_assert(sizeof(struct lraid_ioc_add) == 32);
 static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
 static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
 static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
@@ -36,31 +37,40 @@ static bool lraid_zero(const void *p, size_t len)
 	return !memchr_inv(p, 0, len);
 }
 
+/* Resolve the block device behind the user's file descriptor @fd. */
+static int lraid_ctl_fd(s32 fd, dev_t *dev)
+{
+	struct file *f = fget(fd);
+	struct inode *inode;
+
+	if (!f)
+		return -EBADF;
+	inode = file_inode(f);
+	if (!S_ISBLK(inode->i_mode)) {
+		fput(f);
+		pr_warn_ratelimited("member fd %d is not a block device\n", fd);
+		return -ENOTBLK;
+	}
+	*dev = inode->i_rdev;
+	fput(f);
+	return 0;
+}
+
 /* Resolve the block devices behind @nr user file descriptors. */
 static int lraid_ctl_fds(u64 uptr, unsigned int nr, dev_t *devs)
 {
 	s32 fds[LRAID_MAX_MEMBERS];
 	unsigned int i;
+	int ret;
 
 	if (!nr || nr > LRAID_MAX_MEMBERS)
 		return -EINVAL;
 	if (copy_from_user(fds, u64_to_user_ptr(uptr), nr * sizeof(fds[0])))
 		return -EFAULT;
 	for (i = 0; i < nr; i++) {
-		struct file *f = fget(fds[i]);
-		struct inode *inode;
-
-		if (!f)
-			return -EBADF;
-		inode = file_inode(f);
-		if (!S_ISBLK(inode->i_mode)) {
-			fput(f);
-			pr_warn_ratelimited("member fd %d is not a block device\n",
-					    fds[i]);
-			return -ENOTBLK;
-		}
-		devs[i] = inode->i_rdev;
-		fput(f);
+		ret = lraid_ctl_fd(fds[i], &devs[i]);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -78,7 +88,7 @@ static long lraid_ctl_version(void __user *arg, size_t usize)
 	v.major = LRAID_ABI_MAJOR;
 	v.minor = LRAID_ABI_MINOR;
 	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD |
-		     LRAID_FEAT_DEGRADED;
+		     LRAID_FEAT_DEGRADED | LRAID_FEAT_REBUILD;
 	if (copy_to_user(arg, &v, min(sizeof(v), usize)))
 		return -EFAULT;
 	return 0;
@@ -161,6 +171,24 @@ static long lraid_ctl_fail(void __user *arg, size_t usize)
 	return lraid_array_fail(c.index, MKDEV(c.major, c.minor));
 }
 
+static long lraid_ctl_add(void __user *arg, size_t usize)
+{
+	struct lraid_ioc_add c;
+	dev_t dev;
+	int ret;
+
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (ret)
+		return ret;
+	if (c.flags || c.pad0 || !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	    c.index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	ret = lraid_ctl_fd(c.fd, &dev);
+	if (ret)
+		return ret;
+	return lraid_array_add(c.index, dev);
+}
+
 static long lraid_ctl_info(void __user *arg, size_t usize)
 {
 	struct lraid_ioc_info *c;
@@ -204,8 +232,12 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 		c->members[i].major = MAJOR(m->dev);
 		c->members[i].minor = MINOR(m->dev);
 		c->members[i].role = i;	/* members[] is in role order */
-		c->members[i].state = a->failed & BIT(i) ?
-				      LRAID_MEMBER_FAULTY : LRAID_MEMBER_ACTIVE;
+		if (test_bit(i, &a->rebuilding))
+			c->members[i].state = LRAID_MEMBER_REBUILDING;
+		else if (READ_ONCE(a->failed) & BIT(i))
+			c->members[i].state = LRAID_MEMBER_FAULTY;
+		else
+			c->members[i].state = LRAID_MEMBER_ACTIVE;
 		c->members[i].sectors = m->sectors;
 		c->members[i].read_errors = lraid_read_errors(m);
 	}
@@ -238,6 +270,7 @@ static const struct lraid_ctl_cmd {
 	{ LRAID_IOC_STOP, lraid_ctl_stop, sizeof(struct lraid_ioc_stop) },
 	{ LRAID_IOC_INFO, lraid_ctl_info, sizeof(struct lraid_ioc_info) },
 	{ LRAID_IOC_FAIL, lraid_ctl_fail, sizeof(struct lraid_ioc_fail) },
+	{ LRAID_IOC_ADD, lraid_ctl_add, sizeof(struct lraid_ioc_add) },
 };
 
 static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,

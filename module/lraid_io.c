@@ -106,8 +106,16 @@ static void lraid_active_release(struct percpu_ref *ref)
 int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond)
 {
 	unsigned int tolerate = a->geom.nr_members - a->geom.nr_data;
-	u32 old = READ_ONCE(a->failed), new;
+	u32 old, new;
 
+	/*
+	 * A member being rebuilt is failed already: its rebuild stops and
+	 * never marks it working (lraid_array_recovered() tests the bit
+	 * with no write to it in flight).
+	 */
+	if (unlikely(test_bit(role, &a->rebuilding)))
+		clear_bit(role, &a->rebuilding);
+	old = READ_ONCE(a->failed);
 	do {
 		if (old & BIT(role))
 			return 0;
@@ -1056,7 +1064,7 @@ static unsigned long lraid_drange_nounmap(struct lraid_drange *d,
 					  unsigned int *who)
 {
 	struct lraid_array *a = d->a;
-	unsigned long bits = (u32)atomic_read(&d->unmap) & ~READ_ONCE(a->failed);
+	unsigned long bits = (u32)atomic_read(&d->unmap) & ~lraid_unwritten(a);
 	unsigned long withdraw = 0;
 	blk_status_t st[LRAID_MAX_MEMBERS];
 	unsigned int m;
@@ -1131,7 +1139,7 @@ static void lraid_drange_refused(struct work_struct *work)
 		unmap_withdraw = lraid_drange_nounmap(d, start, nr, &who_unmap);
 	bits = (u32)atomic_read(&d->refused);
 	for_each_set_bit(m, &bits, BITS_PER_LONG) {
-		if (READ_ONCE(a->failed) & BIT(m))
+		if (lraid_unwritten(a) & BIT(m))
 			continue;
 		if (!lraid_op_offered(a->members[m].b.bdev, op)) {
 			withdraw = lraid_refuse(a, a->discard_op == op,
@@ -1145,7 +1153,7 @@ static void lraid_drange_refused(struct work_struct *work)
 			WRITE_ONCE(d->bio->bi_status, BLK_STS_NOTSUPP);
 		bits = 0;
 	}
-	bits &= ~READ_ONCE(a->failed);
+	bits &= ~lraid_unwritten(a);
 	for_each_set_bit(m, &bits, LRAID_MAX_MEMBERS)
 		pr_warn_ratelimited("lraid%d: %pg: writing zeroes to sectors %llu+%llu, which the other members %s\n",
 				    a->index, a->members[m].b.bdev,
@@ -1204,8 +1212,9 @@ static void lraid_drange_endio(struct bio *piece)
 }
 
 /*
- * Discard or zero stripes [s0, s1) on every member that has not failed,
- * once no write piece holds a window there (lraid_drange_begin()); pieces
+ * Discard or zero stripes [s0, s1) on every member that has not failed
+ * (or is being rebuilt: lraid_unwritten()), once no write piece holds a
+ * window there (lraid_drange_begin()); pieces
  * for those stripes wait until every member has finished.
  */
 static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
@@ -1231,7 +1240,7 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 	percpu_ref_get(&a->active);
 	lraid_drange_begin(a, d);
 
-	failed = READ_ONCE(a->failed);
+	failed = lraid_unwritten(a);
 	for (i = 0; i < g->nr_members; i++) {
 		struct bio *piece;
 

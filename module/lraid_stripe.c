@@ -844,6 +844,14 @@ static int lraid_op_start(struct lraid_op *op)
 		   !(wr->flags & (LRAID_WREQ_ZERO | LRAID_WREQ_READ));
 	op->failed = failed | wr->avoid;
 	op->rewrite = wr->avoid & ~failed;
+	/*
+	 * A member being rebuilt is read around as failed, and written
+	 * every row the op touches, as one that failed a read
+	 * (lraid_op_write()); not read back (lraid_op_written()).
+	 */
+	if (unlikely(READ_ONCE(a->rebuilding)) &&
+	    !(wr->flags & LRAID_WREQ_READ))
+		op->rewrite |= failed & (u32)READ_ONCE(a->rebuilding);
 	if (unlikely(hweight32(op->failed) > g->nr_members - g->nr_data)) {
 		/* more members lost than parity can cover: fail it, later */
 		op->status = BLK_STS_IOERR;

@@ -15,12 +15,23 @@
  * wins, as in md). mismatch_cnt counts 512-byte sectors, a page's worth
  * per page that differs, as md counts them.
  *
- * A pass needs every member: it is refused on a degraded array and stops
- * when a member fails. A member read error is counted against the member
- * (max_read_errors) and its blocks are rebuilt from the others, written
- * back and read back, as a read through the array would do it, before
- * the slice is compared; one that does not read back fails the member
- * when the array can lose it. A slice two members fail to read is skipped.
+ * A check, repair or resync needs every member: it is refused on a
+ * degraded array and stops when a member fails. A rebuild ("recover", as
+ * md calls it) runs on a degraded array: it reads the members that have
+ * not failed, rebuilds from them the role given to an added device
+ * (lraid_array_add()) and writes it there, a stripe at a time under the
+ * same range; writes meanwhile go to the new member too (a->rebuilding).
+ * At the end lraid_array_recovered() marks the role working. It stops if
+ * another member fails, a member fails a read (it reads with no
+ * redundancy to spare on RAID5), or the new device fails a write; the
+ * role then stays failed and a new add starts over.
+ *
+ * A member read error in a check, repair or resync is counted against the
+ * member (max_read_errors) and its blocks are rebuilt from the others,
+ * written back and read back, as a read through the array would do it,
+ * before the slice is compared; one that does not read back fails the
+ * member when the array can lose it. A slice two members fail to read is
+ * skipped.
  *
  * A repair pass that went over every stripe leaves parity agreeing with
  * the data everywhere but where writes are in flight, as on an array that
@@ -62,6 +73,8 @@
 struct lraid_sync {
 	struct lraid_array *a;
 	u8 action;
+	u8 role;			/* LRAID_SYNC_RECOVER: rebuilt */
+	u32 failed;			/* LRAID_SYNC_RECOVER: a->failed then */
 	u32 slice_pages;
 	struct lraid_drange range;
 	atomic_t pending;
@@ -84,6 +97,7 @@ static const char *const lraid_sync_names[] = {
 	[LRAID_SYNC_CHECK] = "check",
 	[LRAID_SYNC_REPAIR] = "repair",
 	[LRAID_SYNC_RESYNC] = "resync",
+	[LRAID_SYNC_RECOVER] = "recover",
 };
 
 static bool auto_resync = true;
@@ -199,16 +213,21 @@ static struct bio *lraid_sync_bio(struct lraid_sync *s, unsigned int m,
 	return bio;
 }
 
-/* Read @sectors at member sector @sector of every member; wait. */
-static void lraid_sync_read(struct lraid_sync *s, u64 sector, u32 pages)
+/* Read @pages pages at member sector @sector of the members in @mask. */
+static void lraid_sync_read(struct lraid_sync *s, u32 mask, u64 sector,
+			    u32 pages)
 {
 	unsigned int nr = s->a->geom.nr_members, m;
 
 	reinit_completion(&s->done);
-	atomic_set(&s->pending, nr + 1);
+	atomic_set(&s->pending, hweight32(mask) + 1);
 	for (m = 0; m < nr; m++) {
-		struct bio *bio = lraid_sync_bio(s, m, REQ_OP_READ, sector,
-						 s->pages[m], pages);
+		struct bio *bio;
+
+		if (!(mask & BIT(m)))
+			continue;
+		bio = lraid_sync_bio(s, m, REQ_OP_READ, sector, s->pages[m],
+				     pages);
 
 		bio->bi_private = s;
 		bio->bi_end_io = lraid_sync_endio;
@@ -317,7 +336,7 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 	u32 bad_p = 0, bad_q = 0, unread = 0;
 	int ret;
 
-	lraid_sync_read(s, sector, pages);
+	lraid_sync_read(s, GENMASK(nr - 1, 0), sector, pages);
 	if (READ_ONCE(a->failed))
 		return "a member failed";
 	for (m = 0; m < nr; m++) {
@@ -381,6 +400,76 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 			return "a member failed";
 		if ((bad_q & BIT(i)) && lraid_sync_rewrite(s, qm, 1, sector, i))
 			return "a member failed";
+	}
+	return NULL;
+}
+
+/*
+ * Rebuild @pages pages at sector @off of @stripe's chunk on the role
+ * being recovered, from every member that has not failed, and write them
+ * to it; the stripe is taken. NULL, or why the rebuild stops.
+ */
+static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
+					    u32 off, u32 pages)
+{
+	struct lraid_array *a = s->a;
+	const struct lraid_geom *g = &a->geom;
+	unsigned int nr = g->nr_members, k = g->nr_data, m, di, i, nfd = 0;
+	unsigned int pm = lraid_geom_p_member(g, stripe);
+	unsigned int qm = lraid_geom_q_member(g, stripe);
+	u64 sector = a->data_offset + (stripe << g->chunk_shift) + off;
+	u32 lost = s->failed, have = GENMASK(nr - 1, 0) & ~lost;
+	unsigned int fd[2] = {};
+	struct bio *bio;
+
+	lraid_sync_read(s, have, sector, pages);
+	for (m = 0; m < nr; m++) {
+		if (!(have & BIT(m)) || s->status[m] == BLK_STS_OK)
+			continue;
+		pr_err_ratelimited("%s: recover: read error %d on %pg (role %u), %u sectors at %llu: role %u cannot be rebuilt there\n",
+				   a->disk->disk_name,
+				   blk_status_to_errno(s->status[m]),
+				   a->members[m].b.bdev, m,
+				   pages << (PAGE_SHIFT - SECTOR_SHIFT),
+				   (unsigned long long)sector, s->role);
+		lraid_count_read_error(a, m);
+		return "a member failed a read";
+	}
+	for (di = 0; di < k; di++)
+		if (lost & BIT(lraid_geom_data_member(g, stripe, di)))
+			fd[nfd++] = di;
+	for (i = 0; i < pages; i++) {
+		void *pp = page_address(s->pages[pm][i]);
+		void *qq = qm == LRAID_NO_MEMBER ? NULL :
+			   page_address(s->pages[qm][i]);
+
+		for (di = 0; di < k; di++) {
+			m = lraid_geom_data_member(g, stripe, di);
+			s->data[di] = page_address(s->pages[m][i]);
+		}
+		lraid_gf_begin();
+		if (nfd == 2)
+			lraid_gf_recov_2data(k, PAGE_SIZE, s->data, fd[0], fd[1],
+					     pp, qq);
+		else if (nfd && (lost & BIT(pm)))
+			/* data and P lost: data from Q, P regenerated */
+			lraid_gf_recov_data_q(k, PAGE_SIZE, s->data, fd[0], pp,
+					      qq);
+		else if (nfd)
+			lraid_gf_recov_data_p(k, PAGE_SIZE, s->data, fd[0], pp);
+		/* P or Q lost beside no data, or Q beside one data block */
+		if (qq && (!nfd || (nfd == 1 && (lost & BIT(qm)))))
+			lraid_gf_gen_pq(k, PAGE_SIZE, s->data, pp, qq);
+		else if (!nfd)
+			lraid_gf_gen_p(k, PAGE_SIZE, s->data, pp);
+		lraid_gf_end();
+		cond_resched();
+	}
+	bio = lraid_sync_bio(s, s->role, REQ_OP_WRITE, sector,
+			     s->pages[s->role], pages);
+	if (submit_bio_wait(bio)) {
+		lraid_member_write_error(a, s->role, bio->bi_status);
+		return "the new member failed a write";
 	}
 	return NULL;
 }
@@ -449,6 +538,20 @@ static void lraid_sync_throttle(struct lraid_sync *s, u64 held_us)
 	}
 }
 
+/* Why the pass cannot go on with the members it has, or NULL. */
+static const char *lraid_sync_lost(struct lraid_sync *s)
+{
+	struct lraid_array *a = s->a;
+
+	if (s->action != LRAID_SYNC_RECOVER)
+		return READ_ONCE(a->failed) ? "a member failed" : NULL;
+	if (!test_bit(s->role, &a->rebuilding))
+		return "the new member failed";
+	if (READ_ONCE(a->failed) != s->failed)
+		return "another member failed";
+	return NULL;
+}
+
 static void lraid_sync_work(struct work_struct *work)
 {
 	struct lraid_array *a = container_of(work, struct lraid_array,
@@ -472,6 +575,8 @@ static void lraid_sync_work(struct work_struct *work)
 		stripe = 0;
 		goto out;
 	}
+	s->role = READ_ONCE(a->sync_role);
+	s->failed = READ_ONCE(a->failed);
 	/* a resync goes on where the last one stopped (resync_offset) */
 	stripe = 0;
 	if (action == LRAID_SYNC_RESYNC)
@@ -482,6 +587,10 @@ static void lraid_sync_work(struct work_struct *work)
 			a->disk->disk_name, name,
 			(unsigned long long)stripe << g->chunk_shift,
 			(unsigned long long)g->member_sectors);
+	else if (action == LRAID_SYNC_RECOVER)
+		pr_info("%s: recover started: rebuilding role %u onto %pg\n",
+			a->disk->disk_name, s->role,
+			a->members[s->role].b.bdev);
 	else
 		pr_info("%s: %s started\n", a->disk->disk_name, name);
 	for (; stripe < g->nr_stripes; stripe++) {
@@ -491,17 +600,19 @@ static void lraid_sync_work(struct work_struct *work)
 			why = "interrupted";
 			break;
 		}
-		if (READ_ONCE(a->failed)) {
-			why = "a member failed";
+		why = lraid_sync_lost(s);
+		if (why)
 			break;
-		}
 		s->range.s0 = stripe;
 		s->range.s1 = stripe + 1;
 		lraid_drange_begin(a, &s->range);
 		held = ktime_get();
 		for (off = 0; off < g->chunk_sectors && !why;
 		     off += s->slice_pages << (PAGE_SHIFT - SECTOR_SHIFT))
-			why = lraid_sync_slice(s, stripe, off, s->slice_pages);
+			why = action == LRAID_SYNC_RECOVER ?
+			      lraid_sync_recover_slice(s, stripe, off,
+						       s->slice_pages) :
+			      lraid_sync_slice(s, stripe, off, s->slice_pages);
 		lraid_drange_end(a, &s->range);
 		if (why)
 			break;
@@ -514,12 +625,23 @@ static void lraid_sync_work(struct work_struct *work)
 		lraid_sync_throttle(s, ktime_to_us(held));
 		cond_resched();
 	}
+	if (!why && action == LRAID_SYNC_RECOVER)
+		why = lraid_array_recovered(a, s->role, s->failed);
 out:
-	if (why) {
+	if (why && action == LRAID_SYNC_RECOVER) {
+		clear_bit(a->sync_role, &a->rebuilding);
+		pr_warn("%s: recover stopped at stripe %llu of %llu: %s; role %u stays failed\n",
+			a->disk->disk_name, (unsigned long long)stripe,
+			(unsigned long long)g->nr_stripes, why, a->sync_role);
+	} else if (why) {
 		pr_warn("%s: %s stopped at stripe %llu of %llu: %s; %llu mismatched sectors until then\n",
 			a->disk->disk_name, name, (unsigned long long)stripe,
 			(unsigned long long)g->nr_stripes, why,
 			(unsigned long long)atomic64_read(&a->mismatches));
+	} else if (action == LRAID_SYNC_RECOVER) {
+		pr_info("%s: recover done: %pg (role %u) is in sync\n",
+			a->disk->disk_name, a->members[s->role].b.bdev,
+			s->role);
 	} else {
 		if (lraid_sync_writes(action) && !s->skipped) {
 			mutex_lock(&a->sb_mutex);
@@ -558,7 +680,8 @@ void lraid_sync_init(struct lraid_array *a)
 	atomic64_set(&a->mismatches, 0);
 }
 
-static int lraid_sync_start(struct lraid_array *a, u8 action)
+static int lraid_sync_start(struct lraid_array *a, u8 action,
+			    unsigned int role)
 {
 	unsigned long failed;
 	int ret = 0;
@@ -569,13 +692,14 @@ static int lraid_sync_start(struct lraid_array *a, u8 action)
 		ret = -ENODEV;
 	} else if (a->sync_action) {
 		ret = -EBUSY;
-	} else if (failed) {
+	} else if (failed && action != LRAID_SYNC_RECOVER) {
 		pr_warn("%s: %s refused: the array is degraded (roles %*pbl failed or missing), a pass needs every member\n",
 			a->disk->disk_name, lraid_sync_names[action],
 			LRAID_MAX_MEMBERS, &failed);
 		ret = -EBUSY;
 	} else {
 		WRITE_ONCE(a->sync_action, action);
+		WRITE_ONCE(a->sync_role, role);
 		WRITE_ONCE(a->last_sync, action);	/* as md: at the start */
 		WRITE_ONCE(a->sync_abort, false);
 		WRITE_ONCE(a->sync_done, 0);
@@ -600,9 +724,25 @@ void lraid_sync_resync(struct lraid_array *a)
 			a->disk->disk_name, a->disk->disk_name);
 		return;
 	}
-	if (lraid_sync_start(a, LRAID_SYNC_RESYNC))
+	if (lraid_sync_start(a, LRAID_SYNC_RESYNC, 0))
 		pr_warn("%s: resync not started: run a repair pass\n",
 			a->disk->disk_name);
+}
+
+/*
+ * Rebuild @role, given to an added device (lraid_array_add(), which set
+ * its bit in a->rebuilding), from the other members. Under the index
+ * lock, the disk live.
+ */
+int lraid_sync_recover(struct lraid_array *a, unsigned int role)
+{
+	return lraid_sync_start(a, LRAID_SYNC_RECOVER, role);
+}
+
+/* Does a pass run? (Under the index lock: only sysfs starts one without.) */
+bool lraid_sync_busy(struct lraid_array *a)
+{
+	return READ_ONCE(a->sync_action) != LRAID_SYNC_NONE;
 }
 
 /* Interrupt the pass, if one runs, and wait for it to end. */
@@ -650,9 +790,9 @@ static ssize_t sync_action_store(struct device *dev,
 		return len;
 	}
 	if (sysfs_streq(buf, "check"))
-		ret = lraid_sync_start(a, LRAID_SYNC_CHECK);
+		ret = lraid_sync_start(a, LRAID_SYNC_CHECK, 0);
 	else if (sysfs_streq(buf, "repair"))
-		ret = lraid_sync_start(a, LRAID_SYNC_REPAIR);
+		ret = lraid_sync_start(a, LRAID_SYNC_REPAIR, 0);
 	else
 		ret = -EINVAL;
 	return ret ? ret : len;

@@ -21,7 +21,7 @@
 #define LRAID_CONTROL_NAME	"lraid-control"
 
 #define LRAID_ABI_MAJOR		1
-#define LRAID_ABI_MINOR		2
+#define LRAID_ABI_MINOR		3
 
 #define LRAID_MAX_MEMBERS_ABI	32
 #define LRAID_MAX_ARRAYS	256
@@ -31,6 +31,7 @@
 #define LRAID_FEAT_RAID6	_BITULL(1)
 #define LRAID_FEAT_DISCARD	_BITULL(2)
 #define LRAID_FEAT_DEGRADED	_BITULL(3)	/* LRAID_IOC_FAIL, degraded I/O */
+#define LRAID_FEAT_REBUILD	_BITULL(4)	/* LRAID_IOC_ADD, rebuild (1.3) */
 
 struct lraid_ioc_version {
 	__u32 major;		/* out: LRAID_ABI_MAJOR */
@@ -77,6 +78,7 @@ struct lraid_ioc_stop {
 /* lraid_ioc_member.state */
 #define LRAID_MEMBER_ACTIVE	1
 #define LRAID_MEMBER_FAULTY	2	/* failed: no I/O is sent to it */
+#define LRAID_MEMBER_REBUILDING	3	/* added, being rebuilt: written, not read (1.3) */
 
 struct lraid_ioc_member {
 	__u32 major;		/* dev_t of the member */
@@ -124,6 +126,25 @@ struct lraid_ioc_fail {
 	__u64 reserved[2];	/* zero */
 };
 
+/*
+ * Add a device to a degraded array in place of a failed or missing role
+ * (LRAID_FEAT_REBUILD), as mdadm --add: the lowest such role is rebuilt
+ * onto it from the other members while the array serves I/O
+ * (sync_action reads "recover"); once the rebuild is done and the
+ * superblocks record it, the role is active again. The device is passed
+ * as a file descriptor; it may be the failed member itself. Refused with
+ * -EBUSY when no role is failed or missing, a pass (check, repair,
+ * resync, rebuild) runs, or the device is in use, -ENOSPC when it is too
+ * small for the data area.
+ */
+struct lraid_ioc_add {
+	__u32 index;		/* N in /dev/lraidN */
+	__u32 flags;		/* none defined: zero */
+	__s32 fd;		/* open file descriptor of the block device */
+	__u32 pad0;		/* zero */
+	__u64 reserved[2];	/* zero */
+};
+
 #define LRAID_IOC_MAGIC		0xA7
 
 #define LRAID_IOC_VERSION	_IOWR(LRAID_IOC_MAGIC, 0x00, struct lraid_ioc_version)
@@ -132,5 +153,6 @@ struct lraid_ioc_fail {
 #define LRAID_IOC_STOP		_IOW(LRAID_IOC_MAGIC, 0x03, struct lraid_ioc_stop)
 #define LRAID_IOC_INFO		_IOWR(LRAID_IOC_MAGIC, 0x04, struct lraid_ioc_info)
 #define LRAID_IOC_FAIL		_IOW(LRAID_IOC_MAGIC, 0x05, struct lraid_ioc_fail)
+#define LRAID_IOC_ADD		_IOW(LRAID_IOC_MAGIC, 0x06, struct lraid_ioc_add)
 
 #endif /* _UAPI_LINUX_LRAID_H */
