@@ -8,9 +8,12 @@
  *   lraidctl assemble --scan [--run] [--no-degraded] [--force] [lraidN]
  *   lraidctl stop --scan | lraidN
  *   lraidctl fail lraidN MEMBER
+ *   lraidctl add lraidN DEVICE
  *   lraidctl detail --scan | [--json] lraidN
  *   lraidctl examine --scan | [--json] MEMBER...
  *   lraidctl incremental [--run] [--quiet] MEMBER
+ *   lraidctl action check|repair|idle|frozen [--wait] lraidN...
+ *   lraidctl action --wait lraidN...
  *   lraidctl version | --version | help
  */
 #define _GNU_SOURCE		/* O_DIRECT */
@@ -56,6 +59,7 @@ static_assert(sizeof(struct lraid_ioc_assemble) == 56);
 static_assert(sizeof(struct lraid_ioc_stop) == 24);
 static_assert(sizeof(struct lraid_ioc_member) == 24);
 static_assert(sizeof(struct lraid_ioc_fail) == 32);
+static_assert(sizeof(struct lraid_ioc_add) == 32);
 static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
 static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
 static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
@@ -87,15 +91,18 @@ static int usage(void)
 		"  %s assemble --scan [--run] [--no-degraded] [--force] [lraidN]\n"
 		"  %s stop --scan | lraidN\n"
 		"  %s fail lraidN MEMBER\n"
+		"  %s add lraidN DEVICE\n"
 		"  %s detail --scan | [--json] lraidN\n"
 		"  %s examine --scan | [--json] MEMBER...\n"
 		"  %s incremental [--run] [--quiet] MEMBER\n"
 		"  %s action check|repair|idle|frozen [--wait] lraidN...\n"
+		"  %s action --wait lraidN...\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
 		"be /dev/lraidN.\n",
-		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
+		prog, prog);
 	return 2;
 }
 
@@ -217,10 +224,11 @@ static void sys_line(const char *dir, const char *name, char *out, size_t len)
 	out[strcspn(out, "\n")] = 0;
 }
 
-/* A parity check or repair, as /sys/block/lraidN/lraid/ tells it. */
+/* A pass, as /sys/block/lraidN/lraid/ tells it. */
 struct sync_state {
-	char action[16];	/* idle, check, repair; "" for an older module */
-	char last[16];		/* none, check, repair */
+	/* idle, check, repair, resync, recover; "" for an older module */
+	char action[16];
+	char last[16];		/* none, or one of those passes */
 	unsigned long long done, total, mismatches;
 	bool running;
 };
@@ -242,7 +250,7 @@ static void sync_state(unsigned int index, struct sync_state *st)
 /* Returns false when sysfs does not say (the kernel still checks). */
 static bool dev_place(dev_t d, struct dev_place *p)
 {
-	char link[64], tmp[PATH_MAX];
+	char link[64], tmp[PATH_MAX + 16];
 
 	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(d), minor(d));
 	if (!realpath(link, p->node))
@@ -853,6 +861,12 @@ static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
 		ret = read_sb(paths[i], &sbs[i], &why);
 		if (ret == -EIO)
 			return -1;	/* printed */
+		if (ret == -EINVAL && !strcmp(why, "not an lraid superblock")) {
+			/* the decoder's words for a block without the magic */
+			err("%s: no lraid superblock: %s (if it was added to the array and its rebuild did not end, it carries none until a rebuild does: leave it out, and add it again once the array runs)",
+			    paths[i], strerror(-ret));
+			return -1;
+		}
 		if (ret) {
 			err("%s: %s: %s%s", paths[i], why, strerror(-ret),
 			    errno_hint(-ret));
@@ -973,7 +987,7 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 	if (have == 0 && lost && !o->run &&
 	    !(c.flags & LRAID_ASSEMBLE_FORCE)) {
 		report_roles(nm, paths, sbs, &r, newest);
-		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed for good; offer every member, or start degraded with --run: %s",
+		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed, to come back only by a full rebuild (lraidctl add); offer every member, or start degraded with --run: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    strerror(ENODEV));
 		goto out;
@@ -1620,8 +1634,8 @@ static int scan_waits(const struct assemble_opts *o,
  * only as /dev/lraidN. Arrays already running are named and left alone.
  * Each array is held to the rules of a named assemble: a working member
  * missing takes --run, unlike mdadm's scan, which starts an array
- * degraded when it can: lraid cannot add a member back yet, so a disk
- * late to appear would be lost to the array for good. --force takes an
+ * degraded when it can: lraid has no write-intent bitmap, so a disk late
+ * to appear could come back only by a full rebuild (add). --force takes an
  * array name. Scans run one at a time (a lock file in /run). Returns 0
  * when every array found runs, 1 when one could not start or none was
  * found.
@@ -2077,11 +2091,24 @@ static bool member_missing(const struct lraid_ioc_member *m)
 	return m->state == LRAID_MEMBER_FAULTY && !m->major && !m->minor;
 }
 
+/* A member's state as detail --json names it */
 static const char *member_state(const struct lraid_ioc_member *m)
 {
 	if (member_missing(m))
 		return "missing";
+	if (m->state == LRAID_MEMBER_REBUILDING)
+		return "rebuilding";
 	return m->state == LRAID_MEMBER_FAULTY ? "faulty" : "active";
+}
+
+/* ... and in detail's table, in mdadm's words */
+static const char *member_state_table(const struct lraid_ioc_member *m)
+{
+	if (m->state == LRAID_MEMBER_ACTIVE)
+		return "active sync";
+	if (m->state == LRAID_MEMBER_REBUILDING)
+		return "spare rebuilding";
+	return member_state(m);
 }
 
 static void member_path(const struct lraid_ioc_member *m, char *out,
@@ -2093,15 +2120,31 @@ static void member_path(const struct lraid_ioc_member *m, char *out,
 		dev_path(m->major, m->minor, out, len);
 }
 
+/*
+ * The roles of @c without a working member (bit r: role r): failed,
+ * missing, or being rebuilt onto an added device, which the array does
+ * not read before the rebuild ends (mdadm counts such a device a spare,
+ * not an active one).
+ */
+static uint32_t roles_down(const struct lraid_ioc_info *c)
+{
+	uint32_t mask = 0;
+	int i;
+
+	for (i = 0; i < c->nr_members && i < LRAID_MAX_MEMBERS_ABI; i++)
+		if ((c->members[i].state == LRAID_MEMBER_FAULTY ||
+		     c->members[i].state == LRAID_MEMBER_REBUILDING) &&
+		    c->members[i].role < 32)
+			mask |= 1U << c->members[i].role;
+	return mask;
+}
+
 /* As mdadm --detail: clean or active, then degraded or FAILED. */
 static const char *array_state(const struct lraid_ioc_info *c)
 {
 	bool clean = c->state == LRAID_ARRAY_CLEAN;
-	int i, faulty = 0;
+	int faulty = __builtin_popcount(roles_down(c));
 
-	for (i = 0; i < c->nr_members; i++)
-		if (c->members[i].state == LRAID_MEMBER_FAULTY)
-			faulty++;
 	if (faulty > (c->level == 6 ? 2 : 1))
 		return clean ? "clean, FAILED" : "active, FAILED";
 	if (faulty)
@@ -2115,6 +2158,248 @@ static void uuid_str(const uint8_t *u, char *out)
 		"%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
 		u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/* The INFO of array @index into @c: 0, or the errno (not said). */
+static int array_info(int ctl, uint32_t index, struct lraid_ioc_info *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->index = index;
+	return ioctl(ctl, LRAID_IOC_INFO, c) ? errno : 0;
+}
+
+/* The member of @c whose device is @dev, or NULL */
+static const struct lraid_ioc_member *
+member_of(const struct lraid_ioc_info *c, dev_t dev)
+{
+	int i;
+
+	for (i = 0; i < c->nr_members && i < LRAID_MAX_MEMBERS_ABI; i++)
+		if (!member_missing(&c->members[i]) &&
+		    c->members[i].major == major(dev) &&
+		    c->members[i].minor == minor(dev))
+			return &c->members[i];
+	return NULL;
+}
+
+/*
+ * Why add refused @path (@dev) with EBUSY, from what INFO and sysfs show
+ * now, in the order the kernel looks: a pass runs, the device is an
+ * active member, no role is down, else the device is in use elsewhere.
+ */
+static const char *add_busy_why(int ctl, uint32_t index, const char *path,
+				dev_t dev, char *buf, size_t len)
+{
+	const struct lraid_ioc_member *m;
+	struct lraid_ioc_info c;
+	struct sync_state st;
+
+	if (array_info(ctl, index, &c))
+		return "the array is not degraded, a check, repair, resync or rebuild is running, or the device is in use (mounted, a member of another array, an active member of this one); the kernel log says which";
+	m = member_of(&c, dev);
+	sync_state(index, &st);
+	if (st.running && !strcmp(st.action, "recover"))
+		snprintf(buf, len, "a rebuild is running (sync_action recover): add the next device once it has ended (lraidctl action --wait lraid%u waits for it)",
+			 index);
+	else if (st.running)
+		snprintf(buf, len, "a %s pass is running (sync_action): wait for it to end, or stop it with 'lraidctl action idle lraid%u'",
+			 st.action, index);
+	else if (m && m->state == LRAID_MEMBER_ACTIVE)
+		snprintf(buf, len, "%s is an active member of lraid%u (role %u)",
+			 path, index, m->role);
+	else if (!roles_down(&c))
+		snprintf(buf, len, "lraid%u is not degraded: no role is failed or missing, so there is nothing to rebuild",
+			 index);
+	else
+		snprintf(buf, len, "%s is in use: mounted, a member of another array, or held open exclusively by some program",
+			 path);
+	return buf;
+}
+
+/* Why add refused @path (@dev) with EINVAL, as far as one can tell. */
+static const char *add_invalid_why(int ctl, uint32_t index, const char *path,
+				   dev_t dev, char *buf, size_t len)
+{
+	struct dev_place place, mplace;
+	struct lraid_ioc_info c;
+	int i;
+
+	if ((int)major(dev) == lraid_block_major()) {
+		snprintf(buf, len, "%s is an lraid array, which cannot be a member",
+			 path);
+		return buf;
+	}
+	if (!array_info(ctl, index, &c) && dev_place(dev, &place)) {
+		for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++) {
+			const struct lraid_ioc_member *m = &c.members[i];
+			char p[300];
+
+			if (m->state != LRAID_MEMBER_ACTIVE ||
+			    !dev_place(makedev(m->major, m->minor), &mplace) ||
+			    !dev_overlap(&place, &mplace))
+				continue;
+			member_path(m, p, sizeof(p));
+			snprintf(buf, len, "%s overlaps member %s (role %u): a disk and its own partition",
+				 path, p, m->role);
+			return buf;
+		}
+	}
+	return "the device overlaps a member or is the same storage as one (two paths to one disk), or does not take what the array sends its members (larger logical blocks than the array's, say); the kernel log says which";
+}
+
+/* Why add refused @path (open as @fd) with ENOSPC: its size, and the need */
+static const char *add_nospace_why(int ctl, uint32_t index, const char *path,
+				   int fd, char *buf, size_t len)
+{
+	struct lraid_ioc_info c;
+	uint64_t bytes;
+
+	if (array_info(ctl, index, &c) || ioctl(fd, BLKGETSIZE64, &bytes))
+		return "the device is smaller than the array's data offset plus the data size of a member";
+	snprintf(buf, len, "%s has %llu sectors; a member of lraid%u needs %llu: the data offset, %llu, and %llu of data",
+		 path, (unsigned long long)(bytes >> 9), index,
+		 (unsigned long long)(c.data_offset + c.member_data_sectors),
+		 (unsigned long long)c.data_offset,
+		 (unsigned long long)c.member_data_sectors);
+	return buf;
+}
+
+/* Say why the add of @path (open as @fd, device @dev) failed with @e. */
+static void add_failed(int ctl, uint32_t index, const char *path, int fd,
+		       dev_t dev, int e)
+{
+	char buf[PATH_MAX + 256];
+
+	if (e == EBUSY && being_created(ctl, index))
+		err("add %s to lraid%u failed: %s (" BEING_CREATED ")", path,
+		    index, strerror(e));
+	else if (e == EBUSY)
+		err("add %s to lraid%u refused: %s (%s)", path, index,
+		    strerror(e),
+		    add_busy_why(ctl, index, path, dev, buf, sizeof(buf)));
+	else if (e == ENOSPC)
+		err("add %s to lraid%u refused: %s (%s)", path, index,
+		    strerror(e),
+		    add_nospace_why(ctl, index, path, fd, buf, sizeof(buf)));
+	else if (e == EINVAL)
+		err("add %s to lraid%u refused: %s (%s)", path, index,
+		    strerror(e),
+		    add_invalid_why(ctl, index, path, dev, buf, sizeof(buf)));
+	else if (e == ENODEV)
+		err("add %s to lraid%u failed: %s (no such array: lraid%u is not running)",
+		    path, index, strerror(e), index);
+	else if (e == EIO)
+		err("add %s to lraid%u failed: %s (the array has lost more members than its parity covers, so there is nothing to rebuild from, or %s failed a write; the kernel log says which)",
+		    path, index, strerror(e), path);
+	else if (e == ENOTTY)
+		err("add: %s (kernel module without rebuild)", strerror(e));
+	else
+		err("add %s to lraid%u failed: %s%s", path, index, strerror(e),
+		    errno_hint(e));
+}
+
+/*
+ * Say what became of @path (@dev), just added to lraid@index: the role
+ * it is being rebuilt as, which INFO shows; a small array may be
+ * rebuilt already, and a rebuild may have stopped already.
+ */
+static void add_report(int ctl, uint32_t index, const char *path, dev_t dev)
+{
+	const struct lraid_ioc_member *m;
+	struct lraid_ioc_info c;
+	uint32_t others;
+	int e;
+
+	e = array_info(ctl, index, &c);
+	if (e) {
+		err("added %s to lraid%u (its role is not known: %s)", path,
+		    index, strerror(e));
+		return;
+	}
+	m = member_of(&c, dev);
+	if (!m) {
+		err("added %s to lraid%u, but it is not among its members now (see the kernel log)",
+		    path, index);
+		return;
+	}
+	if (m->state == LRAID_MEMBER_FAULTY) {
+		err("added %s to lraid%u as role %u, but its rebuild has stopped already and the role stays failed (the kernel log says why); lraidctl add starts it over",
+		    path, index, m->role);
+		return;
+	}
+	if (m->state == LRAID_MEMBER_REBUILDING)
+		err("added %s to lraid%u: rebuilding role %u", path, index,
+		    m->role);
+	else
+		err("added %s to lraid%u: role %u, rebuilt already", path,
+		    index, m->role);
+	others = roles_down(&c) & ~(m->role < 32 ? 1U << m->role : 0);
+	if (others)
+		err("lraid%u: role%s %s still failed or missing: add a device for %s once this rebuild has ended (lraidctl action --wait lraid%u waits for it)",
+		    index, others & (others - 1) ? "s" : "", roles_str(others),
+		    others & (others - 1) ? "them, one at a time," : "it",
+		    index);
+}
+
+/*
+ * add lraidN DEVICE: as mdadm --add into a degraded array. The kernel
+ * gives DEVICE the lowest failed or missing role (the role it failed in,
+ * if it is that failed member) and rebuilds the role onto it from the
+ * other members in a "recover" pass while the array serves I/O. DEVICE
+ * is opened read-write, as create opens members; the kernel then claims
+ * it exclusively itself.
+ */
+static int cmd_add(int argc, char **argv)
+{
+	struct lraid_ioc_add c = { 0 };
+	struct stat st;
+	int ctl, fd, tries = 0;
+
+	if (argc != 3)
+		return usage();
+	if (parse_array(argv[1], &c.index))
+		return 1;
+	fd = open(argv[2], O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err("cannot open %s: %s", argv[2], strerror(errno));
+		return 1;
+	}
+	if (fstat(fd, &st)) {
+		err("cannot stat %s: %s", argv[2], strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		err("%s is not a block device: %s", argv[2], strerror(ENOTBLK));
+		close(fd);
+		return 1;
+	}
+	c.fd = fd;
+	ctl = open_control();
+	if (ctl < 0) {
+		close(fd);
+		return 1;
+	}
+	/*
+	 * Busy: see add_busy_why(), or a create or assemble of the index
+	 * runs. That may have ended before being_created() asks, so a busy
+	 * answer is tried once more (a refused add changes nothing), as
+	 * fail does.
+	 */
+	while (ioctl(ctl, LRAID_IOC_ADD, &c)) {
+		int e = errno;
+
+		if (e == EBUSY && !being_created(ctl, c.index) && !tries++)
+			continue;
+		add_failed(ctl, c.index, argv[2], fd, st.st_rdev, e);
+		close(ctl);
+		close(fd);
+		return 1;
+	}
+	add_report(ctl, c.index, argv[2], st.st_rdev);
+	close(ctl);
+	close(fd);
+	return 0;
 }
 
 /* "[--json] NAME": 0, or -1 for a usage error */
@@ -2194,11 +2479,40 @@ static int detail_all(void)
 	return 0;
 }
 
+/*
+ * How detail names the pass @action (sync_action): in its State line
+ * (", checking") and in its progress line ("Check Status"), as mdadm
+ * names md's.
+ */
+static void pass_words(const char *action, const char **state,
+		       const char **status)
+{
+	static const struct {
+		const char *action, *state, *status;
+	} words[] = {
+		{ "check", "checking", "Check Status" },
+		{ "repair", "repairing", "Repair Status" },
+		{ "resync", "resyncing", "Resync Status" },
+		{ "recover", "recovering", "Rebuild Status" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (!strcmp(action, words[i].action)) {
+			*state = words[i].state;
+			*status = words[i].status;
+			return;
+		}
+	}
+	*state = action;	/* a pass newer than this tool */
+	*status = "Sync Status";
+}
+
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
 	struct sync_state st;
-	const char *name, *sep;
+	const char *name, *sep, *pass_state = "", *pass_status = "";
 	int json, ctl, i;
 	char uuid[40], state[64];
 
@@ -2225,10 +2539,10 @@ static int cmd_detail(int argc, char **argv)
 	close(ctl);
 	uuid_str(c.uuid, uuid);
 	sync_state(c.index, &st);
-	snprintf(state, sizeof(state), "%s%s", array_state(&c),
-		 !st.running ? "" :
-		 !strcmp(st.action, "check") ? ", checking" :
-		 !strcmp(st.action, "resync") ? ", resyncing" : ", repairing");
+	if (st.running)
+		pass_words(st.action, &pass_state, &pass_status);
+	snprintf(state, sizeof(state), "%s%s%s", array_state(&c),
+		 st.running ? ", " : "", pass_state);
 	if (json) {
 		printf("{\"device\": \"/dev/lraid%u\", \"level\": %u, \"chunk_bytes\": %u, "
 		       "\"members\": %u, \"array_sectors\": %llu, \"size_bytes\": %llu, "
@@ -2279,11 +2593,14 @@ static int cmd_detail(int argc, char **argv)
 	printf("      Raid Devices : %u\n", c.nr_members);
 	printf("             State : %s\n", state);
 	if (st.running)
-		printf("%18s : %llu%% complete\n",
-		       !strcmp(st.action, "check") ? "Check Status" :
-		       !strcmp(st.action, "resync") ? "Resync Status" : "Repair Status",
+		printf("%18s : %llu%% complete\n", pass_status,
 		       st.total ? st.done * 100 / st.total : 0);
-	if (st.running || (st.last[0] && strcmp(st.last, "none")))
+	/*
+	 * what the running or last pass found; a rebuild compares nothing
+	 * (and its start reset the count of the pass before)
+	 */
+	if ((st.running || (st.last[0] && strcmp(st.last, "none"))) &&
+	    strcmp(st.running ? st.action : st.last, "recover"))
 		printf("    Mismatch Count : %llu (%s%s%s)\n", st.mismatches,
 		       st.running ? "" : "last ",
 		       st.running ? st.action : st.last,
@@ -2299,9 +2616,7 @@ static int cmd_detail(int argc, char **argv)
 		member_path(&c.members[i], p, sizeof(p));
 		printf("    %6d   %5u   %5u   %10u %-13s %s\n", i,
 		       c.members[i].major, c.members[i].minor,
-		       c.members[i].role,
-		       c.members[i].state == LRAID_MEMBER_ACTIVE ?
-		       "active sync" : member_state(&c.members[i]), p);
+		       c.members[i].role, member_state_table(&c.members[i]), p);
 	}
 	/* members with read errors (see max_read_errors), after a blank line */
 	sep = "\n";
@@ -2462,14 +2777,84 @@ static int cmd_examine(int argc, char **argv)
 /*
  * action ACTION [--wait] lraidN...: write ACTION to each array's
  * sync_action (mdadm --action=); with --wait, wait for the pass to end and
- * say what it found (mdadm --wait).
+ * say what it found (mdadm --wait). action --wait lraidN... writes
+ * nothing and waits for whatever pass runs: a rebuild after add, say.
  */
 static const char *const sync_actions[] = { "check", "repair", "idle", "frozen" };
 
-/* Wait for array @index's pass to end; 0, or 1 (said) if it vanished. */
-static int wait_pass(unsigned int index)
+/* The roles of array @index being rebuilt now (bit r: role r); 0 if unknown */
+static uint32_t roles_rebuilding(unsigned int index)
+{
+	struct lraid_ioc_info c;
+	uint32_t mask = 0;
+	int ctl, i;
+
+	ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	if (ctl < 0)
+		return 0;
+	if (!array_info(ctl, index, &c))
+		for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++)
+			if (c.members[i].state == LRAID_MEMBER_REBUILDING &&
+			    c.members[i].role < 32)
+				mask |= 1U << c.members[i].role;
+	close(ctl);
+	return mask;
+}
+
+/*
+ * After a rebuild of the roles @mask of array @index ended: say for each
+ * whether it is in sync now. 0, or 1 when one stays failed.
+ */
+static int rebuild_outcome(unsigned int index, uint32_t mask)
+{
+	struct lraid_ioc_info c;
+	int ctl, i, e, ret = 0;
+	char p[300];
+
+	ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	e = ctl < 0 ? errno : array_info(ctl, index, &c);
+	if (ctl >= 0)
+		close(ctl);
+	if (e) {
+		err("lraid%u: recover ended, but the roles are not known: %s",
+		    index, strerror(e));
+		return 1;
+	}
+	if (!mask) {	/* it ended before the wait could ask which */
+		printf("lraid%u: recover ended; the array is %s\n", index,
+		       array_state(&c));
+		return 0;
+	}
+	for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++) {
+		const struct lraid_ioc_member *m = &c.members[i];
+
+		if (m->role >= 32 || !(mask & (1U << m->role)))
+			continue;
+		member_path(m, p, sizeof(p));
+		if (m->state == LRAID_MEMBER_ACTIVE) {
+			printf("lraid%u: recover ended: %s (role %u) is in sync\n",
+			       index, p, m->role);
+		} else {
+			err("lraid%u: recover ended: %s (role %u) stays failed: the rebuild stopped (the kernel log says why); lraidctl add starts it over",
+			    index, p, m->role);
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
+/*
+ * Wait for array @index's pass to end and say how it went: what a check
+ * or repair found (mismatch_cnt), whether a rebuild brought its role in
+ * sync. With @any (--wait without an action), no pass running is said
+ * as such. 0, or 1 (said) if the array vanished or a rebuild stopped
+ * short.
+ */
+static int wait_pass(unsigned int index, bool any)
 {
 	struct sync_state st;
+	uint32_t rebuilding = 0;
+	bool first = true;
 	char path[64];
 	struct pollfd p;
 	char buf[32];
@@ -2483,7 +2868,7 @@ static int wait_pass(unsigned int index)
 		return 1;
 	}
 	p.events = POLLPRI;
-	for (;;) {
+	for (;; first = false) {
 		ssize_t n = pread(p.fd, buf, sizeof(buf) - 1, 0);
 
 		if (n < 0) {
@@ -2495,20 +2880,36 @@ static int wait_pass(unsigned int index)
 		buf[n] = 0;
 		if (!strcmp(buf, "idle\n"))
 			break;
+		/* which roles a rebuild is for: INFO says so only while it runs */
+		if (!rebuilding && !strcmp(buf, "recover\n"))
+			rebuilding = roles_rebuilding(index);
 		/* sysfs_notify() when the pass ends; the timeout in case */
 		poll(&p, 1, 1000);
 	}
 	close(p.fd);
 	sync_state(index, &st);
+	if (any && first) {
+		printf("lraid%u: no pass running (the last: %s)\n", index,
+		       st.last[0] ? st.last : "none");
+		return 0;
+	}
+	if (!strcmp(st.last, "recover"))
+		return rebuild_outcome(index, rebuilding);
 	printf("lraid%u: %s ended: %llu mismatched sectors (mismatch_cnt)\n",
 	       index, st.last, st.mismatches);
 	return 0;
 }
 
+/* Whether @s names an array (lraidN, /dev/lraidN), quietly */
+static bool is_array_name(const char *s)
+{
+	return name_index(strncmp(s, "/dev/", 5) ? s : s + 5) >= 0;
+}
+
 static int cmd_action(int argc, char **argv)
 {
 	const char *action = NULL;
-	bool wait = false;
+	bool wait = false, first = true;
 	int i, at = 0, ret = 0, arrays = 0;
 
 	for (i = 1; i < argc; i++) {
@@ -2518,22 +2919,26 @@ static int cmd_action(int argc, char **argv)
 			wait = true;
 			continue;
 		}
-		if (action)
+		if (!first)
 			continue;
+		first = false;
 		for (a = 0; a < sizeof(sync_actions) / sizeof(*sync_actions); a++)
 			if (!strcmp(argv[i], sync_actions[a]))
 				action = sync_actions[a];
-		if (!action) {
+		if (action)
+			at = i;
+		else if (!is_array_name(argv[i])) {
 			err("unknown action '%s' (check, repair, idle or frozen)",
 			    argv[i]);
 			return 2;
 		}
-		at = i;
 	}
-	if (!action)
+	if (!action && !wait) {
+		err("action needs check, repair, idle or frozen (or --wait alone, to wait for the pass running)");
 		return usage();
+	}
 	for (i = 1; i < argc; i++) {
-		struct sync_state st;
+		struct sync_state st, before;
 		uint32_t index;
 		char path[64];
 		int fd, e;
@@ -2543,6 +2948,10 @@ static int cmd_action(int argc, char **argv)
 		if (parse_array(argv[i], &index))
 			return 2;
 		arrays++;
+		if (!action) {
+			ret |= wait_pass(index, true);
+			continue;
+		}
 		snprintf(path, sizeof(path),
 			 "/sys/block/lraid%u/lraid/sync_action", index);
 		fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -2556,11 +2965,14 @@ static int cmd_action(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
+		sync_state(index, &before);
 		if (write(fd, action, strlen(action)) < 0) {
 			e = errno;
 			sync_state(index, &st);
 			err("%s lraid%u failed: %s%s", action, index, strerror(e),
 			    e != EBUSY ? "" :
+			    st.running && !strcmp(st.action, "recover") ?
+			    " (a rebuild is running: 'lraidctl action --wait' waits for it; 'lraidctl action idle' would stop it, and the next add would start it over)" :
 			    st.running ? " (a pass is running: 'lraidctl action idle' stops it)" :
 			    " (the array is degraded: a pass needs every member; see the kernel log)");
 			close(fd);
@@ -2568,8 +2980,12 @@ static int cmd_action(int argc, char **argv)
 			continue;
 		}
 		close(fd);
+		if (before.running && !strcmp(before.action, "recover") &&
+		    (!strcmp(action, "idle") || !strcmp(action, "frozen")))
+			err("lraid%u: rebuild interrupted: its role stays failed; lraidctl add lraid%u DEVICE starts it over from the beginning",
+			    index, index);
 		if (wait && (!strcmp(action, "check") || !strcmp(action, "repair")))
-			ret |= wait_pass(index);
+			ret |= wait_pass(index, false);
 	}
 	if (!arrays)
 		return usage();
@@ -2612,6 +3028,8 @@ int main(int argc, char **argv)
 		return cmd_stop(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "fail"))
 		return cmd_fail(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "add"))
+		return cmd_add(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detail"))
 		return cmd_detail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "examine"))

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of `make demo`: lraid serving a RAID6 array on six memory-backed
 # null_blk members, data written and verified with fio, a member failed and
-# the data read back, then a short fio comparison with md on the same
-# members. Steps that the current lraid cannot do yet are said so, not faked.
+# the data read back, a blank device added and rebuilt in its place (the
+# data read back through it with another member failed), then a short fio
+# comparison with md on the same members. Steps that the current lraid cannot do yet are said so, not faked.
 set -uo pipefail
 
 top=${LRAID_ROOT:?run me through scripts/vm-run}
@@ -14,6 +15,7 @@ n=6
 mb=256
 work=$(mktemp -d)
 members=()
+spare=
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { echo "# $*"; "$@"; }
@@ -23,7 +25,7 @@ cleanup() {
 	set +e
 	[ -b /dev/lraid0 ] && "$ctl" stop lraid0 >/dev/null 2>&1
 	[ -b /dev/md/lrdemo ] && mdadm --stop /dev/md/lrdemo >/dev/null 2>&1
-	for m in "${members[@]}"; do
+	for m in "${members[@]}" ${spare:+"$spare"}; do
 		echo 0 >"$cfs/$(basename "$m")/power"
 		rmdir "$cfs/$(basename "$m")"
 	done
@@ -72,6 +74,18 @@ done
 udevadm settle 2>/dev/null
 ls -l "${members[@]}"
 
+# spare_dev: one more blank null_blk device, in $spare
+spare_dev() {
+	local d=$cfs/demospare
+	mkdir "$d" || die "null_blk configfs"
+	echo "$mb" >"$d/size"
+	echo 1 >"$d/memory_backed"
+	echo 4096 >"$d/blocksize"
+	echo 1 >"$d/power"
+	udevadm settle 2>/dev/null
+	spare=/dev/demospare
+}
+
 step "Create a RAID6 array, chunk 64 KiB"
 run "$ctl" create lraid0 --level 6 --chunk 64K "${members[@]}" || die "create failed"
 udevadm settle 2>/dev/null
@@ -89,6 +103,21 @@ if "$ctl" --help 2>&1 | grep -q ' fail '; then
 	data_fio verify.out --verify_only || die "degraded read-back failed"
 	grep -E 'READ:|err=' "$work/verify.out"
 	echo "degraded read-back: every block verified"
+
+	step "Add a blank device in its place: rebuilt while the array serves I/O"
+	spare_dev
+	run "$ctl" add lraid0 "$spare" || die "add"
+	for _ in $(seq 600); do
+		[ "$(cat /sys/block/lraid0/lraid/sync_action)" = idle ] && break
+		sleep 0.1
+	done
+	run "$ctl" detail lraid0
+	[ "$(cat /sys/block/lraid0/lraid/degraded)" = 0 ] || die "rebuild failed"
+	dmesg | grep 'lraid0: recover' | tail -2
+	run "$ctl" fail lraid0 "${members[4]}" || die "fail member"
+	data_fio verify.out --verify_only || die "read-back with the rebuilt member failed"
+	grep -E 'READ:|err=' "$work/verify.out"
+	echo "read back through the rebuilt member: every block verified"
 else
 	echo "not yet: this lraid has no degraded mode (lraidctl fail). Instead the"
 	echo "array is stopped, assembled again from its superblocks, and verified."
