@@ -425,6 +425,7 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
 int lraid_array_add(int index, dev_t dev);
+int lraid_array_remove(int index, dev_t dev);
 const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 				  u32 failed);
 int lraid_array_record_failed(struct lraid_array *a);

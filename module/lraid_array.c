@@ -1504,6 +1504,19 @@ out:
 	return ret;
 }
 
+/* The role of the open member @dev of @a, or -ENODEV (logged for @cmd). */
+static int lraid_member_of(struct lraid_array *a, dev_t dev, const char *cmd)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->geom.nr_members; i++)
+		if (a->members[i].b.bdev && a->members[i].dev == dev)
+			return i;
+	pr_warn_ratelimited("lraid%d: %s: %u:%u is not a member\n", a->index,
+			    cmd, MAJOR(dev), MINOR(dev));
+	return -ENODEV;
+}
+
 /*
  * Mark the member @dev failed. The new mask is published with WRITE_ONCE:
  * bios and ops that sampled the old mask may still send I/O to the member,
@@ -1525,15 +1538,10 @@ int lraid_array_fail(int index, dev_t dev)
 	mutex_unlock(&lraid_ctl_mutex);
 	if (ret)
 		goto out;
-	for (i = 0; i < a->geom.nr_members; i++)
-		if (a->members[i].b.bdev && a->members[i].dev == dev)
-			break;
-	if (i == a->geom.nr_members) {
-		pr_warn_ratelimited("lraid%d: fail: %u:%u is not a member\n",
-				    index, MAJOR(dev), MINOR(dev));
-		ret = -ENODEV;
+	ret = lraid_member_of(a, dev, "fail");
+	if (ret < 0)
 		goto out;
-	}
+	i = ret;
 	ret = lraid_fail_member(a, i, false);
 	if (ret == 0)
 		goto out;
@@ -1924,4 +1932,60 @@ const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 	mutex_unlock(&a->sb_mutex);
 	lraid_drange_end(a, &all);
 	return why;
+}
+
+/*
+ * Close the failed member @dev of array @index, as mdadm --remove: its
+ * role stays failed, as missing, and the device is free. Under a range
+ * over every stripe, so that no I/O the member was sent before it failed
+ * is still in flight (healthy reads sampled the mask before the bit, and
+ * take no window: a read in flight since then has long ended, but a range
+ * costs little here).
+ */
+int lraid_array_remove(int index, dev_t dev)
+{
+	struct lraid_drange all;
+	struct lraid_member *mb;
+	struct lraid_array *a;
+	unsigned int role;
+	int ret;
+
+	ret = lraid_index_lock(index);
+	if (ret)
+		return ret;
+	mutex_lock(&lraid_ctl_mutex);
+	ret = lraid_array_find(index, &a);
+	mutex_unlock(&lraid_ctl_mutex);
+	if (ret)
+		goto out;
+	ret = lraid_member_of(a, dev, "remove");
+	if (ret < 0)
+		goto out;
+	role = ret;
+	mb = &a->members[role];
+	ret = -EBUSY;
+	if (!(READ_ONCE(a->failed) & BIT(role))) {
+		pr_warn_ratelimited("lraid%d: remove: %pg (role %u) is active: fail it first\n",
+				    index, mb->b.bdev, role);
+		goto out;
+	}
+	if (test_bit(role, &a->rebuilding)) {
+		pr_warn_ratelimited("lraid%d: remove: %pg (role %u) is being rebuilt: write idle to sync_action first\n",
+				    index, mb->b.bdev, role);
+		goto out;
+	}
+	lraid_hold_all(a, &all);
+	if (a->linked & BIT(role)) {
+		bd_unlink_disk_holder(mb->b.bdev, a->disk);
+		a->linked &= ~BIT(role);
+	}
+	pr_info("lraid%d: %pg (role %u) removed\n", index, mb->b.bdev, role);
+	lraid_compat_close(&mb->b);
+	mb->dev = 0;
+	mb->sectors = 0;
+	lraid_drange_end(a, &all);
+	ret = 0;
+out:
+	lraid_index_unlock(index);
+	return ret;
 }

@@ -26,6 +26,7 @@ static_assert(sizeof(struct lraid_ioc_stop) == 24);
 static_assert(sizeof(struct lraid_ioc_member) == 24);
 static_assert(sizeof(struct lraid_ioc_fail) == 32);
 static_assert(sizeof(struct lraid_ioc_add) == 32);
+static_assert(sizeof(struct lraid_ioc_remove) == 32);
 static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
 static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
 static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
@@ -88,7 +89,8 @@ static long lraid_ctl_version(void __user *arg, size_t usize)
 	v.major = LRAID_ABI_MAJOR;
 	v.minor = LRAID_ABI_MINOR;
 	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD |
-		     LRAID_FEAT_DEGRADED | LRAID_FEAT_REBUILD;
+		     LRAID_FEAT_DEGRADED | LRAID_FEAT_REBUILD |
+		     LRAID_FEAT_REMOVE;
 	if (copy_to_user(arg, &v, min(sizeof(v), usize)))
 		return -EFAULT;
 	return 0;
@@ -154,21 +156,49 @@ static long lraid_ctl_stop(void __user *arg, size_t usize)
 	return lraid_array_stop(c.index);
 }
 
+/*
+ * Fail and remove name a member the same way: an index and a dev_t, no
+ * flags. The struct is copied once; 0 or -EINVAL.
+ */
+static int lraid_ctl_member_arg(const struct lraid_ioc_fail *c)
+{
+	if (c->flags || !lraid_zero(c->reserved, sizeof(c->reserved)) ||
+	    c->index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	if (c->major != MAJOR(MKDEV(c->major, c->minor)) ||
+	    c->minor != MINOR(MKDEV(c->major, c->minor)))
+		return -EINVAL;
+	return 0;
+}
+
 static long lraid_ctl_fail(void __user *arg, size_t usize)
 {
 	struct lraid_ioc_fail c;
 	int ret;
 
 	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (!ret)
+		ret = lraid_ctl_member_arg(&c);
 	if (ret)
 		return ret;
-	if (c.flags || !lraid_zero(c.reserved, sizeof(c.reserved)) ||
-	    c.index >= LRAID_MAX_ARRAYS)
-		return -EINVAL;
-	if (c.major != MAJOR(MKDEV(c.major, c.minor)) ||
-	    c.minor != MINOR(MKDEV(c.major, c.minor)))
-		return -EINVAL;
 	return lraid_array_fail(c.index, MKDEV(c.major, c.minor));
+}
+
+/* struct lraid_ioc_remove has the layout of struct lraid_ioc_fail */
+static_assert(offsetof(struct lraid_ioc_remove, minor) ==
+	      offsetof(struct lraid_ioc_fail, minor));
+
+static long lraid_ctl_remove(void __user *arg, size_t usize)
+{
+	struct lraid_ioc_fail c;
+	int ret;
+
+	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
+	if (!ret)
+		ret = lraid_ctl_member_arg(&c);
+	if (ret)
+		return ret;
+	return lraid_array_remove(c.index, MKDEV(c.major, c.minor));
 }
 
 static long lraid_ctl_add(void __user *arg, size_t usize)
@@ -271,6 +301,8 @@ static const struct lraid_ctl_cmd {
 	{ LRAID_IOC_INFO, lraid_ctl_info, sizeof(struct lraid_ioc_info) },
 	{ LRAID_IOC_FAIL, lraid_ctl_fail, sizeof(struct lraid_ioc_fail) },
 	{ LRAID_IOC_ADD, lraid_ctl_add, sizeof(struct lraid_ioc_add) },
+	{ LRAID_IOC_REMOVE, lraid_ctl_remove,
+	  sizeof(struct lraid_ioc_remove) },
 };
 
 static long lraid_ctl_ioctl(struct file *file, unsigned int cmd,

@@ -9,6 +9,7 @@
  *   lraidctl stop --scan | lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl add lraidN DEVICE
+ *   lraidctl remove lraidN MEMBER
  *   lraidctl detail --scan | [--json] lraidN
  *   lraidctl examine --scan | [--json] MEMBER...
  *   lraidctl incremental [--run] [--quiet] MEMBER
@@ -60,6 +61,7 @@ static_assert(sizeof(struct lraid_ioc_stop) == 24);
 static_assert(sizeof(struct lraid_ioc_member) == 24);
 static_assert(sizeof(struct lraid_ioc_fail) == 32);
 static_assert(sizeof(struct lraid_ioc_add) == 32);
+static_assert(sizeof(struct lraid_ioc_remove) == 32);
 static_assert(sizeof(struct lraid_ioc_info) == 104 + 32 * 24);
 static_assert(offsetof(struct lraid_ioc_create, member_fds) == 16);
 static_assert(offsetof(struct lraid_ioc_assemble, member_fds) == 16);
@@ -92,6 +94,7 @@ static int usage(void)
 		"  %s stop --scan | lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s add lraidN DEVICE\n"
+		"  %s remove lraidN MEMBER\n"
 		"  %s detail --scan | [--json] lraidN\n"
 		"  %s examine --scan | [--json] MEMBER...\n"
 		"  %s incremental [--run] [--quiet] MEMBER\n"
@@ -102,7 +105,7 @@ static int usage(void)
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
 		"be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
-		prog, prog);
+		prog, prog, prog);
 	return 2;
 }
 
@@ -2014,15 +2017,15 @@ static int cmd_stop(int argc, char **argv)
 	return ret ? 1 : 0;
 }
 
-static int cmd_fail(int argc, char **argv)
+/*
+ * "lraidN MEMBER" of fail and remove into @c (struct lraid_ioc_remove has
+ * the same fields). 0, or 1 when refused (said).
+ */
+static int member_args(char **argv, struct lraid_ioc_fail *c)
 {
-	struct lraid_ioc_fail c = { 0 };
 	struct stat st;
-	int ctl, tries = 0;
 
-	if (argc != 3)
-		return usage();
-	if (parse_array(argv[1], &c.index))
+	if (parse_array(argv[1], &c->index))
 		return 1;
 	if (stat(argv[2], &st)) {
 		err("%s: %s", argv[2], strerror(errno));
@@ -2032,8 +2035,20 @@ static int cmd_fail(int argc, char **argv)
 		err("%s is not a block device: %s", argv[2], strerror(ENOTBLK));
 		return 1;
 	}
-	c.major = major(st.st_rdev);
-	c.minor = minor(st.st_rdev);
+	c->major = major(st.st_rdev);
+	c->minor = minor(st.st_rdev);
+	return 0;
+}
+
+static int cmd_fail(int argc, char **argv)
+{
+	struct lraid_ioc_fail c = { 0 };
+	int ctl, tries = 0;
+
+	if (argc != 3)
+		return usage();
+	if (member_args(argv, &c))
+		return 1;
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
@@ -2068,6 +2083,48 @@ static int cmd_fail(int argc, char **argv)
 	}
 	close(ctl);
 	return 0;
+}
+
+/* mdadm --remove: close a failed member, its role then missing */
+static int cmd_remove(int argc, char **argv)
+{
+	struct lraid_ioc_fail f = { 0 };
+	struct lraid_ioc_remove c = { 0 };
+	int ctl, e;
+
+	if (argc != 3)
+		return usage();
+	if (member_args(argv, &f))
+		return 1;
+	c.index = f.index;
+	c.major = f.major;
+	c.minor = f.minor;
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (!ioctl(ctl, LRAID_IOC_REMOVE, &c)) {
+		close(ctl);
+		/* on stderr, as mdadm's "hot removed" */
+		err("removed %s from lraid%u", argv[2], c.index);
+		return 0;
+	}
+	e = errno;
+	if (e == EBUSY && being_created(ctl, c.index))
+		err("remove %s from lraid%u failed: %s (" BEING_CREATED ")",
+		    argv[2], c.index, strerror(e));
+	else if (e == EBUSY)
+		err("remove %s from lraid%u refused: %s (only a failed member can be removed: fail it first; or its rebuild runs: lraidctl action idle lraid%u)",
+		    argv[2], c.index, strerror(e), c.index);
+	else if (e == ENODEV)
+		err("remove %s from lraid%u failed: %s (no such array, or not one of its members)",
+		    argv[2], c.index, strerror(e));
+	else if (e == ENOTTY)
+		err("remove: %s (kernel module without remove)", strerror(e));
+	else
+		err("remove %s from lraid%u failed: %s%s", argv[2], c.index,
+		    strerror(e), errno_hint(e));
+	close(ctl);
+	return 1;
 }
 
 static void dev_path(unsigned int maj, unsigned int min, char *out, size_t len)
@@ -3030,6 +3087,8 @@ int main(int argc, char **argv)
 		return cmd_fail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "add"))
 		return cmd_add(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "remove"))
+		return cmd_remove(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detail"))
 		return cmd_detail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "examine"))

@@ -32,6 +32,7 @@
 #define LRAID_FEAT_DISCARD	_BITULL(2)
 #define LRAID_FEAT_DEGRADED	_BITULL(3)	/* LRAID_IOC_FAIL, degraded I/O */
 #define LRAID_FEAT_REBUILD	_BITULL(4)	/* LRAID_IOC_ADD, rebuild (1.3) */
+#define LRAID_FEAT_REMOVE	_BITULL(5)	/* LRAID_IOC_REMOVE (1.3) */
 
 struct lraid_ioc_version {
 	__u32 major;		/* out: LRAID_ABI_MAJOR */
@@ -145,6 +146,21 @@ struct lraid_ioc_add {
 	__u64 reserved[2];	/* zero */
 };
 
+/*
+ * Close a failed member (LRAID_FEAT_REMOVE), as mdadm --remove: its role
+ * stays failed, now missing, and the device is free for other use. The
+ * member is named by its dev_t. Refused with -EBUSY when it has not
+ * failed or its rebuild runs (write idle to sync_action first), -ENODEV
+ * when it is not a member.
+ */
+struct lraid_ioc_remove {
+	__u32 index;		/* N in /dev/lraidN */
+	__u32 flags;		/* none defined: zero */
+	__u32 major;		/* dev_t of the member */
+	__u32 minor;
+	__u64 reserved[2];	/* zero */
+};
+
 #define LRAID_IOC_MAGIC		0xA7
 
 #define LRAID_IOC_VERSION	_IOWR(LRAID_IOC_MAGIC, 0x00, struct lraid_ioc_version)
@@ -154,5 +170,6 @@ struct lraid_ioc_add {
 #define LRAID_IOC_INFO		_IOWR(LRAID_IOC_MAGIC, 0x04, struct lraid_ioc_info)
 #define LRAID_IOC_FAIL		_IOW(LRAID_IOC_MAGIC, 0x05, struct lraid_ioc_fail)
 #define LRAID_IOC_ADD		_IOW(LRAID_IOC_MAGIC, 0x06, struct lraid_ioc_add)
+#define LRAID_IOC_REMOVE	_IOW(LRAID_IOC_MAGIC, 0x07, struct lraid_ioc_remove)
 
 #endif /* _UAPI_LINUX_LRAID_H */
