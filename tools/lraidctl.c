@@ -2085,48 +2085,6 @@ static int cmd_fail(int argc, char **argv)
 	return 0;
 }
 
-/* mdadm --remove: close a failed member, its role then missing */
-static int cmd_remove(int argc, char **argv)
-{
-	struct lraid_ioc_fail f = { 0 };
-	struct lraid_ioc_remove c = { 0 };
-	int ctl, e;
-
-	if (argc != 3)
-		return usage();
-	if (member_args(argv, &f))
-		return 1;
-	c.index = f.index;
-	c.major = f.major;
-	c.minor = f.minor;
-	ctl = open_control();
-	if (ctl < 0)
-		return 1;
-	if (!ioctl(ctl, LRAID_IOC_REMOVE, &c)) {
-		close(ctl);
-		/* on stderr, as mdadm's "hot removed" */
-		err("removed %s from lraid%u", argv[2], c.index);
-		return 0;
-	}
-	e = errno;
-	if (e == EBUSY && being_created(ctl, c.index))
-		err("remove %s from lraid%u failed: %s (" BEING_CREATED ")",
-		    argv[2], c.index, strerror(e));
-	else if (e == EBUSY)
-		err("remove %s from lraid%u refused: %s (only a failed member can be removed: fail it first; or its rebuild runs: lraidctl action idle lraid%u)",
-		    argv[2], c.index, strerror(e), c.index);
-	else if (e == ENODEV)
-		err("remove %s from lraid%u failed: %s (no such array, or not one of its members)",
-		    argv[2], c.index, strerror(e));
-	else if (e == ENOTTY)
-		err("remove: %s (kernel module without remove)", strerror(e));
-	else
-		err("remove %s from lraid%u failed: %s%s", argv[2], c.index,
-		    strerror(e), errno_hint(e));
-	close(ctl);
-	return 1;
-}
-
 static void dev_path(unsigned int maj, unsigned int min, char *out, size_t len)
 {
 	char link[64], target[256];
@@ -2396,6 +2354,65 @@ static void add_report(int ctl, uint32_t index, const char *path, dev_t dev)
 		    index, others & (others - 1) ? "s" : "", roles_str(others),
 		    others & (others - 1) ? "them, one at a time," : "it",
 		    index);
+}
+
+/* Why remove refused the member @maj:@min of lraid@index with EBUSY. */
+static const char *remove_busy_why(int ctl, uint32_t index, unsigned int maj,
+				   unsigned int min)
+{
+	const struct lraid_ioc_member *m;
+	struct lraid_ioc_info c;
+
+	if (array_info(ctl, index, &c))
+		return "only a failed member can be removed, and not while its rebuild runs";
+	m = member_of(&c, makedev(maj, min));
+	if (m && m->state == LRAID_MEMBER_REBUILDING)
+		return "it is being rebuilt: stop the rebuild first (lraidctl action idle)";
+	if (m && m->state == LRAID_MEMBER_ACTIVE)
+		return "it is active: only a failed member can be removed (lraidctl fail it first)";
+	return "only a failed member can be removed, and not while its rebuild runs";
+}
+
+/* mdadm --remove: close a failed member, its role then missing */
+static int cmd_remove(int argc, char **argv)
+{
+	struct lraid_ioc_fail f = { 0 };
+	struct lraid_ioc_remove c = { 0 };
+	int ctl, e;
+
+	if (argc != 3)
+		return usage();
+	if (member_args(argv, &f))
+		return 1;
+	c.index = f.index;
+	c.major = f.major;
+	c.minor = f.minor;
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (!ioctl(ctl, LRAID_IOC_REMOVE, &c)) {
+		close(ctl);
+		/* on stderr, as mdadm's "hot removed" */
+		err("removed %s from lraid%u", argv[2], c.index);
+		return 0;
+	}
+	e = errno;
+	if (e == EBUSY && being_created(ctl, c.index))
+		err("remove %s from lraid%u failed: %s (" BEING_CREATED ")",
+		    argv[2], c.index, strerror(e));
+	else if (e == EBUSY)
+		err("remove %s from lraid%u refused: %s (%s)", argv[2], c.index,
+		    strerror(e), remove_busy_why(ctl, c.index, f.major, f.minor));
+	else if (e == ENODEV)
+		err("remove %s from lraid%u failed: %s (no such array, or not one of its members)",
+		    argv[2], c.index, strerror(e));
+	else if (e == ENOTTY)
+		err("remove: %s (kernel module without remove)", strerror(e));
+	else
+		err("remove %s from lraid%u failed: %s%s", argv[2], c.index,
+		    strerror(e), errno_hint(e));
+	close(ctl);
+	return 1;
 }
 
 /*

@@ -1,0 +1,508 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Rebuild onto an added device (lraidctl add, as mdadm --add; md's
+# "recover" pass), on 32 MiB null_blk members. A rebuild counts as done
+# when sync_action reads idle again (within 240 s), last_sync_action is
+# recover, sync_completed none, the kernel log says "recover done: DEV
+# (role R) is in sync" (and no "recover stopped"), detail shows DEV
+# "active sync" in role R, DEV carries a superblock of role R at the
+# event count of the others, and sysfs failed and degraded no longer
+# count the role.
+#   - RAID5 x4: the whole array written (fio crc32c), role 1 failed, a
+#     fifth device added and rebuilt with nothing written meanwhile: its
+#     data area must then equal the failed member's byte for byte. A
+#     check finds 0; stopped and assembled with the new device, the
+#     array is whole and in order (lr_check_roles) and reads back; then
+#     role 2 is failed, its data area overwritten with noise, and fio's
+#     verify must read everything back through parity that includes the
+#     new member.
+#   - Refused, each with exit 1, its errno in lraidctl's message and
+#     (but ENODEV) the reason in the kernel log: an add to an array that
+#     is not degraded (EBUSY), of an active member (EBUSY), of a device
+#     too small (ENOSPC), to an array that does not run (ENODEV), and
+#     while a rebuild runs (EBUSY; in the RAID6 x6 and interrupted
+#     parts). A refused device is not kept: the next part removes it.
+#   - Under load: RAID6 x5, role 2 failed; once fio's random 4-64 KiB
+#     writes (16 MiB over the whole array, crc32c, at most 2 MiB/s)
+#     reach the array a device is added, the rebuild held to 3000 KiB/s
+#     (sync_speed_min and _max); at least 3 samples must see the rebuild
+#     running, past its start and short of its end, while the array
+#     takes writes. Afterwards fio's data verifies, a check finds 0, and
+#     with roles 1 and 3 failed (noise over them) the data still
+#     verifies: a write behind the rebuild that missed the new member
+#     fails one or the other.
+#   - RAID6 x6, roles 4 and 1 failed, the whole array written: one add
+#     rebuilds role 1 (the lowest) with role 4 still failed (two-failure
+#     reconstruction; lraidctl names role 4 as still failed) and a second
+#     add meanwhile is EBUSY ("a rebuild is running"); then role 4. Each
+#     new device's data area equals its failed member's, a check finds
+#     0, and with roles 0 and 3 failed (noise) the data verifies.
+#   - Interrupted: RAID5 x4, 24 MiB written, role 2 failed, a rebuild
+#     held to 1000 KiB/s seen running (sync_action recover,
+#     sync_completed moving, detail "spare rebuilding", the role still in
+#     failed and degraded); the data read back while the rebuild is
+#     short of it (reads must not use the new device); idle stops it:
+#     "recover stopped ... interrupted; role 2 stays failed", the device
+#     kept as the role's faulty member, the data reads back; added again
+#     it is rebuilt in full and a check finds 0. Then role 3 failed, a
+#     slowed rebuild and a stop: "recover stopped ... role 3 stays
+#     failed", the device carries no superblock, the other three
+#     assemble degraded (role 3 failed), the data reads back, and the
+#     device added again is rebuilt.
+#   - Last, that array is stopped (every superblock clean, no role
+#     failed) and assembled with all four: no "not stopped cleanly", not
+#     degraded, no pass started, roles in order, the data verifies and a
+#     check finds 0.
+# Mutations of the module each fail it (stock 6.12): writes during the
+# rebuild not sent to the new member (under load: fio's verify once the
+# rebuild is done), a rebuild that skips the last stripe (RAID5 x4: the
+# data areas differ), reads served by the member being rebuilt (under
+# load: fio's verify during the rebuild).
+set -euo pipefail
+# shellcheck source=scripts/tests/1-helpers.bash
+. "$(dirname "$0")/1-helpers.bash"
+lr_need fio
+lr_setup
+
+d=/sys/block/lraid0/lraid
+MB=32		# member size, MiB
+TIMEOUT=240	# seconds a rebuild or check may take
+
+# is FILE VALUE: /sys/block/lraid0/lraid/FILE reads VALUE
+is() {
+	local got
+	got=$(cat "$d/$1") || lr_fail "read $d/$1"
+	[ "$got" = "$2" ] || lr_fail "$d/$1 reads '$got', expected '$2'"
+}
+
+# spare [MIB]: LR_DEV is a new null_blk device, not a member of anything
+spare() {
+	lr_nullb "nullb${#LR_NULLB[@]}" "${1:-$MB}"
+}
+
+# name DEV: the kernel's name of DEV (nullb4)
+name() {
+	basename "$(readlink -f "$1")"
+}
+
+# row ROLE STATE DEV: detail shows DEV in role ROLE as STATE ("active
+# sync", "spare rebuilding", "faulty")
+row() {
+	local out
+	out=$("$LRAIDCTL" detail lraid0) || lr_fail "detail lraid0"
+	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +$1 $2 +/dev/$(name "$3")\$" <<<"$out" ||
+		lr_fail "detail: role $1 is not '$2' on $3: $out"
+}
+
+# add DEV: lraidctl add lraid0 DEV succeeds (a log mark first); its
+# words in $LR_TMP/add
+add() {
+	lr_klog_mark
+	"$LRAIDCTL" add lraid0 "$1" >"$LR_TMP/add" 2>&1 ||
+		lr_fail "add $1: $(cat "$LR_TMP/add")"
+}
+
+# refused ERRNO_TEXT KLOG ARRAY DEV: lraidctl add ARRAY DEV fails with
+# exit 1 and ERRNO_TEXT (strerror's) in its message ($LR_TMP/refused),
+# and the kernel log since then has KLOG (an ERE; "" when the kernel
+# says nothing). The log mark is put back as it was.
+refused() {
+	local rc=0 keep=$LR_KLOG_MARK
+	lr_klog_mark
+	"$LRAIDCTL" add "$3" "$4" >"$LR_TMP/refused" 2>&1 || rc=$?
+	[ "$rc" = 1 ] ||
+		lr_fail "add $4 to $3: exit $rc, expected 1 ($1): $(cat "$LR_TMP/refused")"
+	grep -q "$1" "$LR_TMP/refused" ||
+		lr_fail "add $4 to $3: '$(cat "$LR_TMP/refused")', expected $1"
+	if [ -n "$2" ]; then
+		lr_klog_has -E "$2" ||
+			lr_fail "add $4 to $3 refused, but no '$2' in the kernel log: $(lr_klog | tail -5)"
+	fi
+	lr_log "add $4 to $3 refused: $(cat "$LR_TMP/refused")"
+	LR_KLOG_MARK=$keep
+}
+
+# rm_refused DEV WHY: lraidctl remove lraid0 DEV fails with exit 1 and
+# WHY in its message
+rm_refused() {
+	local rc=0
+	"$LRAIDCTL" remove lraid0 "$1" >"$LR_TMP/rm" 2>&1 || rc=$?
+	if [ "$rc" != 1 ] || ! grep -q "$2" "$LR_TMP/rm"; then
+		lr_fail "remove $1: exit $rc, '$(cat "$LR_TMP/rm")', expected 1 and '$2'"
+	fi
+	lr_log "remove $1 refused: $(cat "$LR_TMP/rm")"
+}
+
+# wait_idle WHAT: sync_action reads idle within TIMEOUT seconds
+wait_idle() {
+	local a end=$((SECONDS + TIMEOUT))
+	while read -r a <"$d/sync_action" && [ "$a" != idle ]; do
+		[ $SECONDS -lt $end ] ||
+			lr_fail "$1: still '$a' after $TIMEOUT s ($(cat "$d/sync_completed")); log: $(lr_klog | tail -5)"
+		sleep 0.2
+	done
+}
+
+# klog_wait ERE: the kernel log since the mark has ERE within 5 s
+klog_wait() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		lr_klog_has -E "$1" && return 0
+		sleep 0.1
+	done
+	lr_fail "no '$1' in the kernel log: $(lr_klog | tail -5)"
+}
+
+# rebuilt ROLE DEV FAILED DEGRADED: the rebuild add started ended with
+# DEV in sync in ROLE, and sysfs failed and degraded then read FAILED and
+# DEGRADED; lraidctl add had said it rebuilds ROLE
+rebuilt() {
+	local ev w
+	grep -Eq "rebuilding role $1\$|role $1, rebuilt already" "$LR_TMP/add" ||
+		lr_fail "add $2 did not say it rebuilds role $1: $(cat "$LR_TMP/add")"
+	wait_idle "rebuild of role $1 onto $2"
+	klog_wait "lraid0: recover done: $(name "$2") \\(role $1\\) is in sync"
+	lr_klog_has "recover stopped" &&
+		lr_fail "rebuild of role $1: $(lr_klog | grep 'recover stopped')"
+	is last_sync_action recover
+	is sync_completed none
+	is failed "$3"
+	is degraded "$4"
+	row "$1" "active sync" "$2"
+	[ "$(lr_sb_num "$2" role)" = "$1" ] ||
+		lr_fail "$2 has no superblock of role $1: $("$LRAIDCTL" examine "$2" 2>&1)"
+	# a working member other than ROLE (m: the members by role)
+	w=${m[0]}
+	[ "$1" = 0 ] && w=${m[1]}
+	ev=$(lr_sb_num "$w" events)
+	[ "$(lr_sb_num "$2" events)" = "$ev" ] ||
+		lr_fail "$2: events $(lr_sb_num "$2" events), $w's $ev"
+	lr_log "role $1 rebuilt onto $2"
+}
+
+# running ROLE DEV: a rebuild of ROLE onto DEV is seen running within
+# 30 s, past its first stripe and before its end, the role still failed
+running() {
+	local i a s
+	for ((i = 0; i < 300; i++)); do
+		read -r a <"$d/sync_action"
+		read -r s <"$d/sync_completed"
+		[ "$a" = idle ] &&
+			lr_fail "the rebuild of role $1 ended before it was seen running: $(lr_klog | tail -3)"
+		if [ "$a" = recover ] && [[ $s =~ ^([0-9]+)\ /\ ([0-9]+)$ ]] &&
+			[ "${BASH_REMATCH[1]}" -gt 0 ]; then
+			[ "${BASH_REMATCH[2]}" = "$total" ] ||
+				lr_fail "sync_completed '$s': total not $total"
+			[ "${BASH_REMATCH[1]}" -lt "$total" ] ||
+				lr_fail "sync_completed '$s' while it runs"
+			grep -qw "$1" "$d/failed" ||
+				lr_fail "role $1 being rebuilt, failed reads '$(cat "$d/failed")'"
+			[ "$(cat "$d/degraded")" -ge 1 ] ||
+				lr_fail "role $1 being rebuilt, degraded reads $(cat "$d/degraded")"
+			row "$1" "spare rebuilding" "$2"
+			return 0
+		fi
+		sleep 0.1
+	done
+	lr_fail "the rebuild of role $1 was not seen running in 30 s: $a, $s"
+}
+
+# pass_check: a check runs to its end and finds 0
+pass_check() {
+	lr_klog_mark
+	echo check >"$d/sync_action" || lr_fail "sync_action refused check"
+	wait_idle check
+	klog_wait "lraid0: check done"
+	is last_sync_action check
+	is mismatch_cnt 0
+	lr_log "check: mismatch_cnt 0"
+}
+
+# same_data OLD NEW: the data areas of OLD and NEW are equal, byte for
+# byte (read around the page cache)
+same_data() {
+	local off len
+	off=$(lr_sb_num "$2" data_offset)
+	len=$(($(cat "$d/component_size") * 1024))
+	if ! [[ $off =~ ^[0-9]+$ ]] || [ "$len" -le 0 ]; then
+		lr_fail "data area of $2: offset '$off', $len bytes"
+	fi
+	cmp <(dd if="$1" bs=1M skip=$((off * 512)) count="$len" \
+		iflag=direct,skip_bytes,count_bytes status=none) \
+		<(dd if="$2" bs=1M skip=$((off * 512)) count="$len" \
+		iflag=direct,skip_bytes,count_bytes status=none) ||
+		lr_fail "the data area of $2 differs from that of $1, the member it replaced"
+	lr_log "$2 holds what $1 held, byte for byte ($len bytes)"
+}
+
+# fail_noise MEMBER...: each failed (lraidctl fail) and its data area
+# overwritten: reads must now come from the others
+fail_noise() {
+	local x
+	for x; do
+		"$LRAIDCTL" fail lraid0 "$x" || lr_fail "fail $x"
+		lr_noise "$x"
+	done
+}
+
+# fill ARGS...: the whole array written in sequential writes of 16 KiB
+# to 512 KiB, not read back (ARGS: --verify_only reads it)
+fill() {
+	lr_fio /dev/lraid0 fill --rw=write --bsrange=16k-512k --iodepth=4 \
+		--do_verify=0 "$@"
+}
+
+# new LEVEL N CHUNK: lraid0 on N new members, m = LR_M, total its
+# member sectors
+new() {
+	"$LRAIDCTL" stop lraid0 >/dev/null 2>&1 || :
+	LR_ARRAYS=()
+	lr_nullb_drop || lr_fail "null_blk devices still held"
+	lr_members nullb "$2" "$MB"
+	m=("${LR_M[@]}")
+	lr_create lraid0 --level "$1" --chunk "$3" "${m[@]}"
+	total=$(($(cat "$d/component_size") * 2))
+	is degraded 0
+	is failed ""
+}
+
+# assemble MEMBER...: lraid0 from these members, lraidctl's words in
+# $LR_TMP/asm
+assemble() {
+	"$LRAIDCTL" assemble lraid0 "$@" >"$LR_TMP/asm" 2>&1 ||
+		{ cat "$LR_TMP/asm"; lr_fail "assemble lraid0 $*"; }
+	LR_ARRAYS=(lraid0)
+	lr_settle
+	[ -d "$d" ] || lr_fail "no $d after assemble"
+}
+
+stop() {
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+	LR_ARRAYS=()
+}
+
+# ---------------------------------------------------------------------
+lr_log "RAID5 x4: rebuild of role 1 onto a fifth device"
+new 5 4 64K
+fill
+spare
+s1=$LR_DEV
+refused "Device or resource busy" "lraid0: add: the array is not degraded" lraid0 "$s1"
+"$LRAIDCTL" fail lraid0 "${m[1]}" || lr_fail "fail ${m[1]}"
+is failed 1
+is degraded 1
+refused "Device or resource busy" "lraid0: add: .*${m[0]#/dev/} is an active member \\(role 0\\)" \
+	lraid0 "${m[0]}"
+spare $((MB / 2))
+small=$LR_DEV
+refused "No space left on device" "lraid0: add: ${small#/dev/} has [0-9]+ sectors, the data area needs" \
+	lraid0 "$small"
+refused "No such device" "" lraid7 "$s1"
+is failed 1
+row 1 faulty "${m[1]}"
+add "$s1"
+rebuilt 1 "$s1" "" 0
+same_data "${m[1]}" "$s1"
+pass_check
+m[1]=$s1
+stop
+assemble "${m[@]}"
+is degraded 0
+lr_not_failed lraid0
+lr_check_roles lraid0
+fill --verify_only
+lr_log "role 2 failed: read back through the rebuilt member"
+fail_noise "${m[2]}"
+fill --verify_only
+
+# ---------------------------------------------------------------------
+lr_log "RAID6 x5: rebuild of role 2 under random writes"
+new 6 5 64K
+# 16 MiB at 2 MiB/s at most: fio writes for 8 s or more, a slow host
+# longer; the rebuild at 3000 KiB/s (31 MiB per member) 10 s or more
+job=(--rw=randwrite --bsrange=4k-64k --io_size=16M --iodepth=8 "--rate=0,2m")
+"$LRAIDCTL" fail lraid0 "${m[2]}" || lr_fail "fail ${m[2]}"
+spare
+s1=$LR_DEV
+echo 3000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 3000"
+echo 3000 >"$d/sync_speed_min" || lr_fail "sync_speed_min 3000"
+read -r _ _ _ _ w0 _ </sys/block/lraid0/stat
+fio --name=load --filename=/dev/lraid0 --direct=1 --ioengine=libaio \
+	--verify=crc32c --verify_fatal=1 --do_verify=1 --verify_state_save=0 \
+	--output="$LR_TMP/load.out" "${job[@]}" &
+pid=$!
+# the rebuild starts once fio's writes reach the array (field 5 of stat:
+# writes completed)
+for ((i = 0; i < 600; i++)); do
+	read -r _ _ _ _ w _ </sys/block/lraid0/stat
+	[ "$w" -gt $((w0 + 32)) ] && break
+	lr_running $pid || break
+	sleep 0.1
+done
+lr_running $pid || { cat "$LR_TMP/load.out"; lr_fail "fio ended before the rebuild began"; }
+add "$s1"
+# samples where the rebuild runs, past its start and short of its end,
+# and the array took writes since the sample before
+during=0
+while lr_running $pid; do
+	read -r a <"$d/sync_action"
+	read -r s <"$d/sync_completed"
+	read -r _ _ _ _ w1 _ </sys/block/lraid0/stat
+	if [ "$a" = recover ] && [ "$w1" -gt "$w" ] &&
+		[[ $s =~ ^([0-9]+)\ /\ ([0-9]+)$ ]] &&
+		[ "${BASH_REMATCH[1]}" -gt 0 ] &&
+		[ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ]; then
+		during=$((during + 1))
+	fi
+	w=$w1
+	sleep 0.2
+done
+wait $pid || { cat "$LR_TMP/load.out"; lr_fail "fio during the rebuild"; }
+if grep -Eq "err= *[1-9]" "$LR_TMP/load.out"; then
+	cat "$LR_TMP/load.out"
+	lr_fail "fio during the rebuild reported errors"
+fi
+lr_log "fio done: $during samples saw writes during the rebuild; now $(cat "$d/sync_action"), $(cat "$d/sync_completed")"
+[ $during -ge 3 ] ||
+	lr_fail "writes seen during the rebuild in $during samples, wanted 3 or more"
+rebuilt 2 "$s1" "" 0
+echo system >"$d/sync_speed_min"
+echo system >"$d/sync_speed_max"
+m[2]=$s1
+lr_fio /dev/lraid0 load "${job[@]}" --verify_only
+pass_check
+lr_log "roles 1 and 3 failed: read back through the rebuilt member"
+fail_noise "${m[1]}" "${m[3]}"
+lr_fio /dev/lraid0 load "${job[@]}" --verify_only
+
+# ---------------------------------------------------------------------
+lr_log "RAID6 x6: roles 1 and 4 failed, rebuilt one after the other"
+new 6 6 32K
+fill
+"$LRAIDCTL" fail lraid0 "${m[4]}" || lr_fail "fail ${m[4]}"
+"$LRAIDCTL" fail lraid0 "${m[1]}" || lr_fail "fail ${m[1]}"
+is failed 1,4
+is degraded 2
+spare
+s1=$LR_DEV
+spare
+s2=$LR_DEV
+# slowed a little, for the second add to find it running
+echo 4000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 4000"
+add "$s1"
+grep -q "role 4 still failed" "$LR_TMP/add" ||
+	lr_fail "add with two roles failed did not name role 4: $(cat "$LR_TMP/add")"
+is sync_action recover
+refused "Device or resource busy" "lraid0: add: a recover pass runs" lraid0 "$s2"
+grep -q "a rebuild is running" "$LR_TMP/refused" ||
+	lr_fail "add during a rebuild: no word of the rebuild: $(cat "$LR_TMP/refused")"
+echo system >"$d/sync_speed_max"
+rebuilt 1 "$s1" 4 1
+same_data "${m[1]}" "$s1"
+add "$s2"
+rebuilt 4 "$s2" "" 0
+same_data "${m[4]}" "$s2"
+m[1]=$s1
+m[4]=$s2
+pass_check
+lr_log "roles 0 and 3 failed: read back through both rebuilt members"
+fail_noise "${m[0]}" "${m[3]}"
+fill --verify_only
+
+# ---------------------------------------------------------------------
+lr_log "RAID5 x4: a rebuild interrupted by idle, then one by a stop"
+new 5 4 64K
+fill --size=24M
+"$LRAIDCTL" fail lraid0 "${m[2]}" || lr_fail "fail ${m[2]}"
+spare
+s1=$LR_DEV
+spare
+other=$LR_DEV
+echo 1000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 1000"
+add "$s1"
+running 2 "$s1"
+# the data read back while the rebuild is short of its end (8 MiB of
+# each member: 24 MiB over three data members): reads must not come from
+# the new member, which holds nothing there yet
+fill --size=24M --verify_only
+read -r pos _ <"$d/sync_completed"
+if [ "$pos" = none ] || [ "$pos" -ge $((8 * 2048)) ]; then
+	lr_fail "the rebuild got past the data ($pos) before it was read back"
+fi
+lr_log "read back while the rebuild is at $pos"
+refused "Device or resource busy" "lraid0: add: a recover pass runs" lraid0 "$other"
+rm_refused "$s1" "it is being rebuilt"
+rm_refused "${m[0]}" "it is active"
+lr_klog_mark
+echo idle >"$d/sync_action" || lr_fail "sync_action refused idle"
+is sync_action idle
+klog_wait "lraid0: recover stopped at stripe [0-9]+ of [0-9]+: interrupted; role 2 stays failed"
+lr_klog_has "recover done" && lr_fail "the rebuild ended before idle: array too small?"
+is last_sync_action recover
+is failed 2
+is degraded 1
+row 2 faulty "$s1"
+fill --size=24M --verify_only
+# removed (mdadm --remove): the role missing, the device let go, which a
+# write to it opened exclusively shows, and added back from there
+"$LRAIDCTL" remove lraid0 "$s1" >"$LR_TMP/rm" 2>&1 ||
+	lr_fail "remove $s1: $(cat "$LR_TMP/rm")"
+grep -q "removed $s1 from lraid0" "$LR_TMP/rm" ||
+	lr_fail "remove $s1 said: $(cat "$LR_TMP/rm")"
+"$LRAIDCTL" detail lraid0 | grep -Eq '^ +2 +0 +0 +2 missing ' ||
+	lr_fail "detail: role 2 not missing after the remove: $("$LRAIDCTL" detail lraid0)"
+[ -e "/sys/block/lraid0/slaves/$(name "$s1")" ] &&
+	lr_fail "$s1 still in lraid0's slaves after its remove"
+is failed 2
+python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDWR | os.O_EXCL))' \
+	"$s1" || lr_fail "$s1 still held after its remove"
+rm_refused "$s1" "No such device"
+fill --size=24M --verify_only
+echo system >"$d/sync_speed_max"
+add "$s1"
+rebuilt 2 "$s1" "" 0
+m[2]=$s1
+pass_check
+
+"$LRAIDCTL" fail lraid0 "${m[3]}" || lr_fail "fail ${m[3]}"
+echo 2000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 2000"
+add "$other"
+running 3 "$other"
+lr_klog_mark
+stop
+lr_klog_has -E "lraid0: recover stopped at stripe [0-9]+ of [0-9]+: .*; role 3 stays failed" ||
+	lr_fail "stop during a rebuild: no 'recover stopped' in the kernel log: $(lr_klog | tail -5)"
+lr_klog_has "recover done" && lr_fail "the rebuild ended before the stop: array too small?"
+if "$LRAIDCTL" examine "$other" >"$LR_TMP/ex" 2>&1; then
+	lr_fail "a device whose rebuild was stopped carries a superblock: $(cat "$LR_TMP/ex")"
+fi
+assemble "${m[@]:0:3}"
+is degraded 1
+is failed 3
+is sync_action idle
+fill --size=24M --verify_only
+add "$other"
+rebuilt 3 "$other" "" 0
+m[3]=$other
+
+# ---------------------------------------------------------------------
+lr_log "all four members again"
+stop
+for x in "${m[@]}"; do
+	[ "$(lr_sb_state "$x")" = clean ] ||
+		lr_fail "$x: superblock $(lr_sb_state "$x") after the stop, not clean"
+	[ "$(lr_sb_num "$x" failed_mask)" = 0 ] ||
+		lr_fail "$x: failed_mask $(lr_sb_num "$x" failed_mask) after the stop"
+done
+lr_klog_mark
+assemble "${m[@]}"
+lr_klog_has "not stopped cleanly" && lr_fail "assembled after a clean stop: $(lr_klog | tail -3)"
+is degraded 0
+is failed ""
+is sync_action idle
+is last_sync_action none
+lr_not_failed lraid0
+lr_check_roles lraid0
+fill --size=24M --verify_only
+pass_check
+echo "PASS: rebuild onto added devices"
