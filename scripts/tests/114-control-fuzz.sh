@@ -12,8 +12,9 @@
 #     between the calls. Arrays it manages to create or assemble are
 #     stopped from time to time.
 #  2. Races: one loop assembles and stops lraid0, one fails members of
-#     it, one reads and writes it and one asks for its details, for a
-#     while, all at once; meanwhile one loop creates lraid1 (zeroing its
+#     it, one adds members back (a rebuild) and removes failed ones, one
+#     reads and writes it and one asks for its details, for a while, all
+#     at once; meanwhile one loop creates lraid1 (zeroing its
 #     members, under its index lock only) and stops it, and the details
 #     loop asks for lraid1 and stops it too.
 # After each part no array is left, every member can be opened
@@ -76,7 +77,7 @@ os.close(closed)
 fd_pool = mfds * 6 + [null, reg, ctl, closed, -1, 1 << 30]
 # ioctl number -> struct size (uapi/lraid.h) and direction (1 W, 3 RW)
 SIZES = {0: (48, 3), 1: (64, 1), 2: (56, 1), 3: (24, 1), 4: (872, 3),
-         5: (32, 1)}
+         5: (32, 1), 6: (32, 1), 7: (32, 1)}
 keep = []          # buffers the kernel may read through pointers
 
 
@@ -134,6 +135,9 @@ def body(nr):
         return struct.pack("<II16x", index, flags)
     if nr == 4:
         return struct.pack("<II", index, flags) + bytes(864)
+    if nr == 6:
+        return struct.pack("<IIiI16x", index, flags, rng.choice(fd_pool),
+                           some_int(32, [0]))
     st = os.fstat(rng.choice(mfds))
     return struct.pack("<IIII16x", index, flags,
                        some_int(32, [os.major(st.st_rdev)]),
@@ -163,7 +167,7 @@ for it in range(iters):
         scribble()
     if rng.random() < 0.03:
         stop_all()
-    nr = rng.choice([0, 1, 1, 2, 2, 2, 3, 4, 5, 5, 6, 0x3f])
+    nr = rng.choice([0, 1, 1, 2, 2, 2, 3, 4, 5, 5, 6, 6, 7, 8, 0x3f])
     size, d = SIZES.get(nr, (rng.randrange(1, 128), rng.choice([1, 3])))
     buf = bytearray(body(nr) if nr in SIZES else os.urandom(size))
     r = rng.random()
@@ -234,6 +238,23 @@ asm=$!
 fl=$!
 (
 	while [ $SECONDS -lt $end ]; do
+		i=$((RANDOM % 6))
+		"$LRAIDCTL" fail lraid0 "${m[$i]}" >/dev/null 2>&1 || true
+		# any member not in the array takes a failed or missing role
+		for x in "${m[@]}"; do
+			if "$LRAIDCTL" add lraid0 "$x" >/dev/null 2>&1; then
+				echo >>"$LR_TMP/added"
+				break
+			fi
+		done
+		sleep 0.$((RANDOM % 5))
+		i=$((RANDOM % 6))
+		"$LRAIDCTL" remove lraid0 "${m[$i]}" >/dev/null 2>&1 || true
+	done
+) &
+ad=$!
+(
+	while [ $SECONDS -lt $end ]; do
 		"$LRAIDCTL" detail lraid0 >/dev/null 2>&1 || true
 		"$LRAIDCTL" detail lraid1 >/dev/null 2>&1 || true
 		"$LRAIDCTL" stop lraid1 >/dev/null 2>&1 || true
@@ -262,15 +283,20 @@ cr=$!
 	done
 ) &
 io=$!
-for p in $asm $fl $dt $io $cr; do
+for p in $asm $fl $ad $dt $io $cr; do
 	wait "$p" || lr_fail "a race loop failed"
 done
-touch "$LR_TMP/assembled" "$LR_TMP/stopped" "$LR_TMP/read" "$LR_TMP/created"
+touch "$LR_TMP/assembled" "$LR_TMP/stopped" "$LR_TMP/read" "$LR_TMP/created" \
+	"$LR_TMP/added"
 n_asm=$(wc -l <"$LR_TMP/assembled")
 n_cre=$(wc -l <"$LR_TMP/created")
 n_stop=$(wc -l <"$LR_TMP/stopped")
 n_read=$(wc -l <"$LR_TMP/read")
-echo "$n_asm assembles, $n_stop stops, $n_read reads of 256 KiB, $n_cre creates of lraid1 went through"
+n_add=$(wc -l <"$LR_TMP/added")
+echo "$n_asm assembles, $n_stop stops, $n_read reads of 256 KiB, $n_cre creates of lraid1, $n_add adds (rebuilds) went through"
+# an add goes through only in a run that starts degraded or after a
+# fail, and then its rebuild holds off the next until a stop: a few per
+# run, not always one, so it is reported, not required
 if [ "$n_asm" -lt 2 ] || [ "$n_stop" -lt 1 ] || [ "$n_read" -lt 1 ] ||
 	[ "$n_cre" -lt 1 ]; then
 	lr_fail "the races hardly ran: nothing to conclude"
