@@ -1464,6 +1464,24 @@ static void lraid_array_teardown(struct lraid_array *a)
 }
 
 /*
+ * Take the lock of @index and find its running array in *@ap: 0 with the
+ * lock held (lraid_index_unlock() when done), or an error with it let go.
+ */
+static int lraid_array_lock(int index, struct lraid_array **ap)
+{
+	int ret = lraid_index_lock(index);
+
+	if (ret)
+		return ret;
+	mutex_lock(&lraid_ctl_mutex);
+	ret = lraid_array_find(index, ap);
+	mutex_unlock(&lraid_ctl_mutex);
+	if (ret)
+		lraid_index_unlock(index);
+	return ret;
+}
+
+/*
  * Stop: the array leaves lraid_arrays[] (info says -ENODEV) before the
  * teardown, which writes the superblocks and may wait on members for long;
  * the index lock keeps the index until the members are closed.
@@ -1473,14 +1491,9 @@ int lraid_array_stop(int index)
 	struct lraid_array *a;
 	int ret;
 
-	ret = lraid_index_lock(index);
+	ret = lraid_array_lock(index, &a);
 	if (ret)
 		return ret;
-	mutex_lock(&lraid_ctl_mutex);
-	ret = lraid_array_find(index, &a);
-	mutex_unlock(&lraid_ctl_mutex);
-	if (ret)
-		goto out;
 	/*
 	 * Not under lraid_ctl_mutex: the last close of the disk syncs it
 	 * under open_mutex, which can wait on a member for long.
@@ -1530,14 +1543,9 @@ int lraid_array_fail(int index, dev_t dev)
 	unsigned int i, tolerate;
 	int ret;
 
-	ret = lraid_index_lock(index);
+	ret = lraid_array_lock(index, &a);
 	if (ret)
 		return ret;
-	mutex_lock(&lraid_ctl_mutex);
-	ret = lraid_array_find(index, &a);
-	mutex_unlock(&lraid_ctl_mutex);
-	if (ret)
-		goto out;
 	ret = lraid_member_of(a, dev, "fail");
 	if (ret < 0)
 		goto out;
@@ -1813,14 +1821,9 @@ int lraid_array_add(int index, dev_t dev)
 	unsigned int role;
 	int ret;
 
-	ret = lraid_index_lock(index);
+	ret = lraid_array_lock(index, &a);
 	if (ret)
 		return ret;
-	mutex_lock(&lraid_ctl_mutex);
-	ret = lraid_array_find(index, &a);
-	mutex_unlock(&lraid_ctl_mutex);
-	if (ret)
-		goto out;
 	if (lraid_array_lost(a)) {
 		pr_warn_ratelimited("lraid%d: add: more members failed than parity covers: nothing to rebuild from\n",
 				    index);
@@ -1950,14 +1953,9 @@ int lraid_array_remove(int index, dev_t dev)
 	unsigned int role;
 	int ret;
 
-	ret = lraid_index_lock(index);
+	ret = lraid_array_lock(index, &a);
 	if (ret)
 		return ret;
-	mutex_lock(&lraid_ctl_mutex);
-	ret = lraid_array_find(index, &a);
-	mutex_unlock(&lraid_ctl_mutex);
-	if (ret)
-		goto out;
 	ret = lraid_member_of(a, dev, "remove");
 	if (ret < 0)
 		goto out;

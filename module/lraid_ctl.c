@@ -157,48 +157,41 @@ static long lraid_ctl_stop(void __user *arg, size_t usize)
 }
 
 /*
- * Fail and remove name a member the same way: an index and a dev_t, no
- * flags. The struct is copied once; 0 or -EINVAL.
+ * Fail and remove name a member the same way, an index and a dev_t with
+ * no flags (struct lraid_ioc_remove has the fields of struct
+ * lraid_ioc_fail): copy the struct once, check it, call @fn.
  */
-static int lraid_ctl_member_arg(const struct lraid_ioc_fail *c)
-{
-	if (c->flags || !lraid_zero(c->reserved, sizeof(c->reserved)) ||
-	    c->index >= LRAID_MAX_ARRAYS)
-		return -EINVAL;
-	if (c->major != MAJOR(MKDEV(c->major, c->minor)) ||
-	    c->minor != MINOR(MKDEV(c->major, c->minor)))
-		return -EINVAL;
-	return 0;
-}
-
-static long lraid_ctl_fail(void __user *arg, size_t usize)
+static long lraid_ctl_member(void __user *arg, size_t usize,
+			     int (*fn)(int index, dev_t dev))
 {
 	struct lraid_ioc_fail c;
 	int ret;
 
 	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
-	if (!ret)
-		ret = lraid_ctl_member_arg(&c);
 	if (ret)
 		return ret;
-	return lraid_array_fail(c.index, MKDEV(c.major, c.minor));
+	if (c.flags || !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	    c.index >= LRAID_MAX_ARRAYS)
+		return -EINVAL;
+	if (c.major != MAJOR(MKDEV(c.major, c.minor)) ||
+	    c.minor != MINOR(MKDEV(c.major, c.minor)))
+		return -EINVAL;
+	return fn(c.index, MKDEV(c.major, c.minor));
 }
 
-/* struct lraid_ioc_remove has the layout of struct lraid_ioc_fail */
+static_assert(sizeof(struct lraid_ioc_remove) ==
+	      sizeof(struct lraid_ioc_fail));
 static_assert(offsetof(struct lraid_ioc_remove, minor) ==
 	      offsetof(struct lraid_ioc_fail, minor));
 
+static long lraid_ctl_fail(void __user *arg, size_t usize)
+{
+	return lraid_ctl_member(arg, usize, lraid_array_fail);
+}
+
 static long lraid_ctl_remove(void __user *arg, size_t usize)
 {
-	struct lraid_ioc_fail c;
-	int ret;
-
-	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
-	if (!ret)
-		ret = lraid_ctl_member_arg(&c);
-	if (ret)
-		return ret;
-	return lraid_array_remove(c.index, MKDEV(c.major, c.minor));
+	return lraid_ctl_member(arg, usize, lraid_array_remove);
 }
 
 static long lraid_ctl_add(void __user *arg, size_t usize)
