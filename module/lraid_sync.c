@@ -435,7 +435,7 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 		lraid_count_read_error(a, m);
 		return "a member failed a read";
 	}
-	for (di = 0; di < k; di++)
+	for (di = 0; di < k && nfd < ARRAY_SIZE(fd); di++)
 		if (lost & BIT(lraid_geom_data_member(g, stripe, di)))
 			fd[nfd++] = di;
 	for (i = 0; i < pages; i++) {
@@ -549,6 +549,9 @@ static const char *lraid_sync_lost(struct lraid_sync *s)
 		return "the new member failed";
 	if (READ_ONCE(a->failed) != s->failed)
 		return "another member failed";
+	/* failed after the add checked it, before the pass sampled it */
+	if (lraid_array_lost(a))
+		return "more members failed than parity covers";
 	return NULL;
 }
 
