@@ -30,7 +30,9 @@
  *          (lraid_array_recovered()), under a range over every stripe:
  *          no write, discard or degraded read is in flight then. The
  *          members[] slot of a failed role may be given a new device by
- *          lraid_array_add() under the same kind of range.
+ *          lraid_array_add(), or emptied by lraid_array_remove(), with
+ *          lraid's queue frozen (no read holds an older sample of the
+ *          mask) and under the same kind of range.
  *          Superblock writes and a->events are guarded by a->sb_mutex
  *          (taken inside the index lock by the control path, alone by
  *          a->fail_work, which writes a bit the I/O path set). Until the

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
@@ -1621,6 +1622,27 @@ static void lraid_hold_all(struct lraid_array *a, struct lraid_drange *d)
 }
 
 /*
+ * Before a failed role's slot changes device (add, remove): no read
+ * sampled a->failed before the role failed and may still send a piece to
+ * the slot (lraid_read() samples it once per bio and may sleep before it
+ * sends, but always inside lraid's submit_bio, which a frozen queue
+ * waits out and holds off), and nothing that takes windows or ranges is
+ * in flight (lraid_hold_all()). Frozen first: a submitter may wait for
+ * write pieces that the range would park. lraid_unquiesce() undoes it.
+ */
+static void lraid_quiesce(struct lraid_array *a, struct lraid_drange *d)
+{
+	blk_mq_freeze_queue(a->disk->queue);
+	lraid_hold_all(a, d);
+}
+
+static void lraid_unquiesce(struct lraid_array *a, struct lraid_drange *d)
+{
+	lraid_drange_end(a, d);
+	blk_mq_unfreeze_queue(a->disk->queue);
+}
+
+/*
  * Can @b take a role of @a: is it large enough, and does it take what the
  * array sends its members (the array's limits were set from the members
  * it started with)? 0, or a negative errno with the reason logged.
@@ -1807,9 +1829,10 @@ static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
  * or missing role (lraid_add_role()) and a rebuild pass writes the role's
  * blocks to it from the other members (lraid_sync_recover()) while the
  * array serves I/O; lraid_array_recovered() marks the role working at the
- * end. The slot is given the device under a range over every stripe, so
- * that no I/O is in flight to the slot's old device, and every write
- * piece or discard that starts afterwards sees a->rebuilding.
+ * end. The slot is given the device quiesced (lraid_quiesce()): no read
+ * that sampled a->failed before the role failed can reach the new device,
+ * which holds nothing yet, and every write piece or discard that starts
+ * afterwards sees a->rebuilding.
  */
 int lraid_array_add(int index, dev_t dev)
 {
@@ -1854,7 +1877,7 @@ int lraid_array_add(int index, dev_t dev)
 	if (ret)
 		goto out_close;
 
-	lraid_hold_all(a, &all);
+	lraid_quiesce(a, &all);
 	if (nb.bdev) {
 		if (a->linked & BIT(role)) {
 			bd_unlink_disk_holder(mb->b.bdev, a->disk);
@@ -1869,7 +1892,7 @@ int lraid_array_add(int index, dev_t dev)
 	}
 	atomic_set(&mb->read_errors, 0);
 	set_bit(role, &a->rebuilding);
-	lraid_drange_end(a, &all);
+	lraid_unquiesce(a, &all);
 
 	ret = lraid_sync_recover(a, role);
 	if (ret)
@@ -1899,13 +1922,19 @@ out:
 const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 				  u32 failed)
 {
-	struct block_device *b = a->members[role].b.bdev;
+	struct block_device *b;
 	const char *why = NULL;
 	struct lraid_drange all;
 	u32 old;
 	int ret;
 
 	lraid_hold_all(a, &all);
+	/* failed, the member may be removed already: the bit says */
+	if (!test_bit(role, &a->rebuilding)) {
+		lraid_drange_end(a, &all);
+		return "the new member failed";
+	}
+	b = a->members[role].b.bdev;
 	ret = blkdev_issue_flush(b);
 	if (ret) {
 		lraid_member_write_error(a, role, errno_to_blk_status(ret));
@@ -1931,6 +1960,8 @@ const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 			pr_err("lraid%d: could not record role %u in sync\n",
 			       a->index, role);
 		lraid_sysfs_changed(a);
+		pr_info("lraid%d: recover done: %pg (role %u) is in sync\n",
+			a->index, b, role);
 	}
 	mutex_unlock(&a->sb_mutex);
 	lraid_drange_end(a, &all);
@@ -1939,11 +1970,11 @@ const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 
 /*
  * Close the failed member @dev of array @index, as mdadm --remove: its
- * role stays failed, as missing, and the device is free. Under a range
- * over every stripe, so that no I/O the member was sent before it failed
- * is still in flight (healthy reads sampled the mask before the bit, and
- * take no window: a read in flight since then has long ended, but a range
- * costs little here).
+ * role stays failed, as missing, and the device is free. Quiesced
+ * (lraid_quiesce()): no submitter still holds a sample of a->failed from
+ * before the member failed, which would send a read piece to the slot.
+ * Bios already sent to it complete as they will; the device stays valid
+ * while they are in flight.
  */
 int lraid_array_remove(int index, dev_t dev)
 {
@@ -1972,7 +2003,7 @@ int lraid_array_remove(int index, dev_t dev)
 				    index, mb->b.bdev, role);
 		goto out;
 	}
-	lraid_hold_all(a, &all);
+	lraid_quiesce(a, &all);
 	if (a->linked & BIT(role)) {
 		bd_unlink_disk_holder(mb->b.bdev, a->disk);
 		a->linked &= ~BIT(role);
@@ -1981,7 +2012,7 @@ int lraid_array_remove(int index, dev_t dev)
 	lraid_compat_close(&mb->b);
 	mb->dev = 0;
 	mb->sectors = 0;
-	lraid_drange_end(a, &all);
+	lraid_unquiesce(a, &all);
 	ret = 0;
 out:
 	lraid_index_unlock(index);

@@ -167,9 +167,9 @@ static struct lraid_sync *lraid_sync_alloc(struct lraid_array *a, u8 action)
 		s->bios[m] = bio_kmalloc(s->slice_pages, GFP_KERNEL);
 		if (!s->bios[m])
 			goto fail;
-		bio_init(s->bios[m], a->members[m].b.bdev,
-			 s->bios[m]->bi_inline_vecs, s->slice_pages,
-			 REQ_OP_READ);
+		/* lraid_sync_bio() points it at the member's device each time */
+		bio_init(s->bios[m], NULL, s->bios[m]->bi_inline_vecs,
+			 s->slice_pages, REQ_OP_READ);
 	}
 	for (m = 0; m < nr + 2; m++) {
 		if (m == nr + 1 && g->level != 6)
@@ -591,9 +591,8 @@ static void lraid_sync_work(struct work_struct *work)
 			(unsigned long long)stripe << g->chunk_shift,
 			(unsigned long long)g->member_sectors);
 	else if (action == LRAID_SYNC_RECOVER)
-		pr_info("%s: recover started: rebuilding role %u onto %pg\n",
-			a->disk->disk_name, s->role,
-			a->members[s->role].b.bdev);
+		pr_info("%s: recover started: rebuilding role %u\n",
+			a->disk->disk_name, s->role);
 	else
 		pr_info("%s: %s started\n", a->disk->disk_name, name);
 	for (; stripe < g->nr_stripes; stripe++) {
@@ -603,13 +602,16 @@ static void lraid_sync_work(struct work_struct *work)
 			why = "interrupted";
 			break;
 		}
-		why = lraid_sync_lost(s);
-		if (why)
-			break;
 		s->range.s0 = stripe;
 		s->range.s1 = stripe + 1;
 		lraid_drange_begin(a, &s->range);
 		held = ktime_get();
+		/*
+		 * Under the range: a member that failed since may have been
+		 * removed (lraid_array_remove() closes a failed member, not
+		 * being rebuilt, under a range over every stripe).
+		 */
+		why = lraid_sync_lost(s);
 		for (off = 0; off < g->chunk_sectors && !why;
 		     off += s->slice_pages << (PAGE_SHIFT - SECTOR_SHIFT))
 			why = action == LRAID_SYNC_RECOVER ?
@@ -642,9 +644,7 @@ out:
 			(unsigned long long)g->nr_stripes, why,
 			(unsigned long long)atomic64_read(&a->mismatches));
 	} else if (action == LRAID_SYNC_RECOVER) {
-		pr_info("%s: recover done: %pg (role %u) is in sync\n",
-			a->disk->disk_name, a->members[s->role].b.bdev,
-			s->role);
+		/* lraid_array_recovered() said which device */
 	} else {
 		if (lraid_sync_writes(action) && !s->skipped) {
 			mutex_lock(&a->sb_mutex);
