@@ -1643,6 +1643,23 @@ static void lraid_unquiesce(struct lraid_array *a, struct lraid_drange *d)
 }
 
 /*
+ * Close the device in @role's slot, if any, and its holder link; the slot
+ * is then empty, as a member missing at assembly. Quiesced.
+ */
+static void lraid_slot_empty(struct lraid_array *a, unsigned int role)
+{
+	struct lraid_member *mb = &a->members[role];
+
+	if (a->linked & BIT(role)) {
+		bd_unlink_disk_holder(mb->b.bdev, a->disk);
+		a->linked &= ~BIT(role);
+	}
+	lraid_compat_close(&mb->b);
+	mb->dev = 0;
+	mb->sectors = 0;
+}
+
+/*
  * Can @b take a role of @a: is it large enough, and does it take what the
  * array sends its members (the array's limits were set from the members
  * it started with)? 0, or a negative errno with the reason logged.
@@ -1879,11 +1896,7 @@ int lraid_array_add(int index, dev_t dev)
 
 	lraid_quiesce(a, &all);
 	if (nb.bdev) {
-		if (a->linked & BIT(role)) {
-			bd_unlink_disk_holder(mb->b.bdev, a->disk);
-			a->linked &= ~BIT(role);
-		}
-		lraid_compat_close(&mb->b);
+		lraid_slot_empty(a, role);
 		mb->b = nb;
 		mb->dev = dev;
 		mb->sectors = bdev_nr_sectors(b);
@@ -2003,15 +2016,9 @@ int lraid_array_remove(int index, dev_t dev)
 				    index, mb->b.bdev, role);
 		goto out;
 	}
-	lraid_quiesce(a, &all);
-	if (a->linked & BIT(role)) {
-		bd_unlink_disk_holder(mb->b.bdev, a->disk);
-		a->linked &= ~BIT(role);
-	}
 	pr_info("lraid%d: %pg (role %u) removed\n", index, mb->b.bdev, role);
-	lraid_compat_close(&mb->b);
-	mb->dev = 0;
-	mb->sectors = 0;
+	lraid_quiesce(a, &all);
+	lraid_slot_empty(a, role);
 	lraid_unquiesce(a, &all);
 	ret = 0;
 out:
