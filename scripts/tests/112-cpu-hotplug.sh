@@ -5,6 +5,7 @@
 #  - back online, the worker is bound to it again;
 #  - an array started while a CPU was offline gets a worker for it when it
 #    comes online, bound to it, and writes submitted there run on it.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

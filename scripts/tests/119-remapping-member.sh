@@ -10,6 +10,7 @@
 # role 1's chunk must mark role 1 failed and stand on the others, and read
 # back. On 6.12, md sends a clone, so there this guards against
 # regressions only.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

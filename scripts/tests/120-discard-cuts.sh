@@ -17,6 +17,7 @@
 # write-zeroes, and the range would be written with zero pages, by lraid
 # or by the block layer's fallback, which hides what lraid's own
 # write-zeroes does.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

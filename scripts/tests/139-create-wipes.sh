@@ -18,6 +18,7 @@
 # and chunk 64K the three small ones' data areas reach their ends (md 0.90
 # and 1.0 inside), the large one has 8 MiB past it; the zeroing create
 # uses chunk 512K, which leaves 384 sectors past the small ones' data.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

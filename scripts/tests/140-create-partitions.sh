@@ -11,6 +11,7 @@
 # array must work, and a re-read of the members' tables after stop must
 # find none. Round 2: RAID5 on three partitions of one disk: the fourth
 # partition, not a member, must stay (only whole-disk members lose theirs).
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -35,6 +35,7 @@
 #    to do (exit 0, silent);
 #  - an array name nothing carries, and --force without a name, are
 #    errors.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

@@ -20,6 +20,7 @@
 # which no FUA write touched, must be gone (else the cut dropped nothing
 # and this proves nothing). Without the FUA of the other members' rows,
 # the FUA block reads back as its data XOR the lost plain block.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"

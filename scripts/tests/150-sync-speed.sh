@@ -21,6 +21,7 @@
 #     "system" the same way.
 # The yield to other I/O between the two limits is not timed here;
 # kunit's lraid_stripe.sync_pace has the decision.
+# quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
