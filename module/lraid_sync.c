@@ -21,10 +21,12 @@
  * not failed, rebuilds from them the role given to an added device
  * (lraid_array_add()) and writes it there, a stripe at a time under the
  * same range; writes meanwhile go to the new member too (a->rebuilding).
- * At the end lraid_array_recovered() marks the role working. It stops if
- * another member fails, a member fails a read (it reads with no
- * redundancy to spare on RAID5), or the new device fails a write; the
- * role then stays failed and a new add starts over.
+ * At the end lraid_array_recovered() marks the role working, and an array
+ * whose parity was not known to be in sync goes on to a resync. It stops
+ * if another member fails, a member fails a read where parity has no room
+ * left (RAID5; RAID6 reads around one survivor's error and writes its
+ * blocks back), or the new device fails a write; the role then stays
+ * failed and a new add starts over.
  *
  * A member read error in a check, repair or resync is counted against the
  * member (max_read_errors) and its blocks are rebuilt from the others,
@@ -405,9 +407,54 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 }
 
 /*
+ * Survivor @m failed to read @pages pages at @sector during a rebuild and
+ * they were rebuilt beside the role being recovered: write them back and
+ * read them back, as a read through the array would. NULL, or why the
+ * rebuild stops (a write error fails the member).
+ */
+static const char *lraid_sync_recover_fix(struct lraid_sync *s,
+					  unsigned int m, u64 sector,
+					  u32 pages)
+{
+	struct lraid_array *a = s->a;
+	struct page **back = s->pages[a->geom.nr_members];	/* spare here */
+	struct bio *bio;
+	int ret;
+	u32 i;
+
+	bio = lraid_sync_bio(s, m, REQ_OP_WRITE | REQ_SYNC, sector,
+			     s->pages[m], pages);
+	if (submit_bio_wait(bio)) {
+		lraid_member_write_error(a, m, bio->bi_status);
+		return "another member failed";
+	}
+	ret = submit_bio_wait(lraid_sync_bio(s, m, REQ_OP_READ, sector, back,
+					     pages));
+	for (i = 0; !ret && i < pages; i++)
+		if (memcmp(page_address(back[i]), page_address(s->pages[m][i]),
+			   PAGE_SIZE))
+			ret = -EIO;
+	if (ret) {
+		lraid_member_uncorrected(a, m, sector,
+					 pages << (PAGE_SHIFT - SECTOR_SHIFT));
+		return READ_ONCE(a->failed) != s->failed ?
+		       "another member failed" : NULL;
+	}
+	pr_info_ratelimited("%s: recover: read error corrected (%u sectors at %llu on %pg, role %u)\n",
+			    a->disk->disk_name,
+			    pages << (PAGE_SHIFT - SECTOR_SHIFT),
+			    (unsigned long long)sector, a->members[m].b.bdev, m);
+	s->corrected++;
+	return NULL;
+}
+
+/*
  * Rebuild @pages pages at sector @off of @stripe's chunk on the role
  * being recovered, from every member that has not failed, and write them
- * to it; the stripe is taken. NULL, or why the rebuild stops.
+ * to it; the stripe is taken. A survivor that fails to read is rebuilt
+ * too where parity has room for it (RAID6 with one role lost: from the
+ * rest, as md reads around it) and written back; otherwise the rebuild
+ * stops there. NULL, or why the rebuild stops.
  */
 static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 					    u32 off, u32 pages)
@@ -418,22 +465,41 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
 	u64 sector = a->data_offset + (stripe << g->chunk_shift) + off;
-	u32 lost = s->failed, have = GENMASK(nr - 1, 0) & ~lost;
+	u32 lost = s->failed, have = GENMASK(nr - 1, 0) & ~lost, unread = 0;
 	unsigned int fd[2] = {};
+	const char *why;
 	struct bio *bio;
 
 	lraid_sync_read(s, have, sector, pages);
-	for (m = 0; m < nr; m++) {
-		if (!(have & BIT(m)) || s->status[m] == BLK_STS_OK)
+	for (m = 0; m < nr; m++)
+		if ((have & BIT(m)) && s->status[m] != BLK_STS_OK)
+			unread |= BIT(m);
+	for (m = 0; unread && m < nr; m++) {
+		if (!(unread & BIT(m)))
 			continue;
-		pr_err_ratelimited("%s: recover: read error %d on %pg (role %u), %u sectors at %llu: role %u cannot be rebuilt there\n",
-				   a->disk->disk_name,
-				   blk_status_to_errno(s->status[m]),
-				   a->members[m].b.bdev, m,
-				   pages << (PAGE_SHIFT - SECTOR_SHIFT),
-				   (unsigned long long)sector, s->role);
+		if (hweight32(lost | unread) > nr - k)
+			pr_err_ratelimited("%s: recover: read error %d on %pg (role %u), %u sectors at %llu: role %u cannot be rebuilt there\n",
+					   a->disk->disk_name,
+					   blk_status_to_errno(s->status[m]),
+					   a->members[m].b.bdev, m,
+					   pages << (PAGE_SHIFT - SECTOR_SHIFT),
+					   (unsigned long long)sector, s->role);
+		else
+			pr_warn_ratelimited("%s: recover: read error %d on %pg (role %u), %u sectors at %llu: rebuilt from the others\n",
+					    a->disk->disk_name,
+					    blk_status_to_errno(s->status[m]),
+					    a->members[m].b.bdev, m,
+					    pages << (PAGE_SHIFT - SECTOR_SHIFT),
+					    (unsigned long long)sector);
 		lraid_count_read_error(a, m);
-		return "a member failed a read";
+	}
+	if (unread) {
+		if (hweight32(lost | unread) > nr - k)
+			return "a member failed a read";
+		/* max_read_errors reached: the member is failed now */
+		if (READ_ONCE(a->failed) != s->failed)
+			return "another member failed";
+		lost |= unread;
 	}
 	for (di = 0; di < k && nfd < ARRAY_SIZE(fd); di++)
 		if (lost & BIT(lraid_geom_data_member(g, stripe, di)))
@@ -470,6 +536,11 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 	if (submit_bio_wait(bio)) {
 		lraid_member_write_error(a, s->role, bio->bi_status);
 		return "the new member failed a write";
+	}
+	if (unread) {
+		why = lraid_sync_recover_fix(s, __ffs(unread), sector, pages);
+		if (why)
+			return why;
 	}
 	return NULL;
 }
@@ -555,6 +626,9 @@ static const char *lraid_sync_lost(struct lraid_sync *s)
 	return NULL;
 }
 
+static int lraid_sync_start_locked(struct lraid_array *a, u8 action,
+				   unsigned int role);
+
 static void lraid_sync_work(struct work_struct *work)
 {
 	struct lraid_array *a = container_of(work, struct lraid_array,
@@ -562,7 +636,7 @@ static void lraid_sync_work(struct work_struct *work)
 	const struct lraid_geom *g = &a->geom;
 	const char *why = NULL, *name;
 	struct lraid_sync *s;
-	bool resynced = false;
+	bool resynced = false, resync = false;
 	u8 action;
 	u64 stripe;
 	u32 off;
@@ -645,6 +719,18 @@ out:
 			(unsigned long long)atomic64_read(&a->mismatches));
 	} else if (action == LRAID_SYNC_RECOVER) {
 		/* lraid_array_recovered() said which device */
+		if (s->corrected)
+			pr_info("%s: recover corrected read errors in %llu slices\n",
+				a->disk->disk_name,
+				(unsigned long long)s->corrected);
+		/*
+		 * Parity not known to be in sync (an unclean or forced start):
+		 * the rebuild made the role agree with P, or with Q, not
+		 * always with both. With every member back, resync, as md
+		 * follows a recovery with the resync it could not run.
+		 */
+		resync = READ_ONCE(a->unsynced) && !READ_ONCE(a->failed) &&
+			 READ_ONCE(auto_resync);
 	} else {
 		if (lraid_sync_writes(action) && !s->skipped) {
 			mutex_lock(&a->sb_mutex);
@@ -670,6 +756,16 @@ out:
 		lraid_sync_free(s);
 	mutex_lock(&a->sync_mutex);
 	WRITE_ONCE(a->sync_action, LRAID_SYNC_NONE);
+	/*
+	 * Straight from recover to resync, so no one waiting for the pass
+	 * sees idle in between. A stop or idle request that came first
+	 * (sync_dead, sync_abort) keeps it from starting; one that comes
+	 * after finds this work queued again and waits for it too.
+	 */
+	if (resync && !a->sync_abort &&
+	    !lraid_sync_start_locked(a, LRAID_SYNC_RESYNC, 0))
+		pr_info("%s: resync after the rebuild: parity was not known to be in sync\n",
+			a->disk->disk_name);
 	mutex_unlock(&a->sync_mutex);
 	/* as md: pollers of sync_action wake when a pass ends */
 	sysfs_notify(&disk_to_dev(a->disk)->kobj, "lraid", "sync_action");
@@ -683,13 +779,14 @@ void lraid_sync_init(struct lraid_array *a)
 	atomic64_set(&a->mismatches, 0);
 }
 
-static int lraid_sync_start(struct lraid_array *a, u8 action,
-			    unsigned int role)
+/* Start a pass, under sync_mutex. */
+static int lraid_sync_start_locked(struct lraid_array *a, u8 action,
+				   unsigned int role)
 {
 	unsigned long failed;
 	int ret = 0;
 
-	mutex_lock(&a->sync_mutex);
+	lockdep_assert_held(&a->sync_mutex);
 	failed = READ_ONCE(a->failed);
 	if (a->sync_dead) {
 		ret = -ENODEV;
@@ -711,6 +808,16 @@ static int lraid_sync_start(struct lraid_array *a, u8 action,
 		atomic64_set(&a->mismatches, 0);
 		queue_work(system_long_wq, &a->sync_work);
 	}
+	return ret;
+}
+
+static int lraid_sync_start(struct lraid_array *a, u8 action,
+			    unsigned int role)
+{
+	int ret;
+
+	mutex_lock(&a->sync_mutex);
+	ret = lraid_sync_start_locked(a, action, role);
 	mutex_unlock(&a->sync_mutex);
 	return ret;
 }

@@ -35,6 +35,13 @@
 #     the stale page leaves it in sync (check: 0) and reads back. The
 #     control: once repaired and stopped clean, the same page made stale
 #     and the same write leave it stale (check: 8), as RMW does.
+#   - a rebuild on an unclean array is followed by a resync, as md
+#     follows a recovery: RAID6 x5 with Q of stripe 6 stale at the crash
+#     is started degraded (--force, role 1 left out: data in stripe 6,
+#     rebuilt from P), no pass runs; role 1's device added back is
+#     rebuilt, then "resync after the rebuild" runs at once and finds
+#     the stale Q (8), a check then 0, the data verifies and the stop
+#     is clean.
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -274,4 +281,34 @@ for cfg in "5 6 64 5" "6 7 16 6"; do
 	LR_ARRAYS=()
 done
 echo Y >/sys/module/lraid/parameters/auto_resync
-echo "PASS: an unclean array resyncs by itself, or by a repair, and then stops clean"
+
+lr_log "a rebuild on an unclean degraded array is followed by a resync"
+lr_nullb_drop || lr_fail "null_blk still held"
+lr_members nullb 5 48
+m=("${LR_M[@]}")
+lr_create lraid0 --level 6 --chunk 16K "${m[@]}"
+lr_fio /dev/lraid0 data "${job[@]}"
+# Q of stripe 6 (role 4) stale at the crash; role 1, data there, left
+# out: its rebuild comes from P and leaves Q as it was
+crash "${m[4]}" $((256 + 6 * 4))
+lr_klog_mark
+"$LRAIDCTL" assemble --force --run lraid0 "${m[0]}" "${m[2]}" "${m[3]}" "${m[4]}" \
+	>"$LR_TMP/asm" 2>&1 || { cat "$LR_TMP/asm"; lr_fail "forced degraded assemble"; }
+LR_ARRAYS=(lraid0)
+[ "$(cat $d/last_sync_action)" = none ] || lr_fail "a pass ran on the degraded array"
+"$LRAIDCTL" add lraid0 "${m[1]}" >/dev/null 2>&1 || lr_fail "add ${m[1]}"
+wait_idle
+lr_klog_has "recover done: .* (role 1) is in sync" ||
+	lr_fail "no 'recover done' for role 1: $(lr_klog | grep lraid0 | tail -4)"
+lr_klog_has "resync after the rebuild: parity was not known to be in sync" ||
+	lr_fail "no resync after the rebuild: $(lr_klog | grep lraid0 | tail -4)"
+[ "$(cat $d/last_sync_action)" = resync ] ||
+	lr_fail "last_sync_action: $(cat $d/last_sync_action), not resync"
+[ "$(cat $d/mismatch_cnt)" = 8 ] ||
+	lr_fail "the resync after the rebuild found $(cat $d/mismatch_cnt) mismatched sectors, not 8"
+lr_klog_has "resync done: 8 mismatched sectors rewritten; parity resynced" ||
+	lr_fail "no 'resync done' after the rebuild: $(lr_klog | grep lraid0 | tail -3)"
+check_finds 0
+lr_fio /dev/lraid0 data "${job[@]}" --verify_only
+stopped_as clean
+echo "PASS: an unclean array resyncs by itself, or by a repair, or after a rebuild, and then stops clean"

@@ -23,6 +23,12 @@
 #     2 stays failed, role 0 stays in the array with its read error
 #     counted. With the range readable again, the rebuild is done, a
 #     check finds 0 and the data verifies.
+#   - RAID6 x5 on the same devices, role 2 failed and added back, role 0
+#     unreadable in the same range: Q leaves room, so the rebuild reads
+#     around it ("read error ... rebuilt from the others"), writes role
+#     0's sectors back ("read error corrected", none left bad in the
+#     target), counts the error against role 0, and is done; a check
+#     finds 0 and the data verifies.
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -133,4 +139,30 @@ lr_klog_has "lraid0: recover stopped at stripe 5 of $stripes: a member failed a 
 	lr_fail "role 0's read error not counted: $("$LRAIDCTL" detail --json lraid0)"
 lr_bad_off
 rebuild "${m[2]}" 2
-echo "PASS: rebuild stops on the new member's write errors and a survivor's read errors, and goes through once they are gone"
+
+lr_log "RAID6: a survivor's read error is read around and corrected"
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+LR_ARRAYS=()
+m=("${LR_BAD[@]:0:5}")
+lr_create lraid0 --level 6 --chunk 64K "${m[@]}"
+fill
+stripes=$(($(cat "$d/component_size") / 64))
+"$LRAIDCTL" fail lraid0 "${m[2]}" || lr_fail "fail ${m[2]}"
+# role 0 again, 8 sectors into stripe 5's chunk: with role 2 the only
+# one lost, Q leaves room to rebuild role 0's sectors there too
+lr_bad_on 1 $((2048 + 5 * 128 + 8)) 8
+rebuild "${m[2]}" 2
+lr_klog_has -E "lraid0: recover: read error -?[0-9]+ on .* \(role 0\), 128 sectors at $((2048 + 5 * 128)): rebuilt from the others" ||
+	lr_fail "no 'recover: read error ... rebuilt from the others' on role 0: $(lr_klog | tail -6)"
+lr_klog_has "lraid0: recover: read error corrected (128 sectors at $((2048 + 5 * 128)) on .*, role 0)" ||
+	lr_fail "no 'recover: read error corrected' on role 0: $(lr_klog | tail -6)"
+lr_klog_has "lraid0: recover corrected read errors in 1 slices" ||
+	lr_fail "no 'recover corrected read errors in 1 slices': $(lr_klog | tail -6)"
+lr_klog_has "recover stopped" && lr_fail "the RAID6 rebuild stopped: $(lr_klog | grep 'recover stopped')"
+lr_bad_off
+[ "$(lr_bad_left)" = 0 ] ||
+	lr_fail "$(lr_bad_left) bad sectors left: the rebuild did not write role 0's back"
+"$LRAIDCTL" detail --json lraid0 | grep -Eq '"read_errors": *[1-9]' ||
+	lr_fail "role 0's read error not counted: $("$LRAIDCTL" detail --json lraid0)"
+fill --verify_only
+echo "PASS: rebuild stops on the new member's write errors and on a survivor's read errors where parity has no room, reads around them on RAID6, and goes through once they are gone"
