@@ -119,6 +119,16 @@ def body(nr):
         return struct.pack("<II8x32x", rng.getrandbits(32),
                            rng.getrandbits(32)) if rng.random() < 0.3 \
             else bytes(48)
+    if nr == 1 and rng.random() < 0.1:
+        # a well-formed create over every member, so that the calls
+        # that follow meet a running array: with random fields alone,
+        # none of about 300 creates and assembles got through in one
+        # make check run (2026-11-29, seed 1795957748)
+        arr = (ctypes.c_int32 * len(mfds))(*mfds)
+        keep.append(arr)
+        return struct.pack("<IIBBHIQQ32x", rng.choice([0, 1]), 0,
+                           rng.choice([5, 6]), len(mfds), 0, 65536,
+                           ctypes.addressof(arr), 0)
     if nr == 1:
         ptr, n = fd_list()
         return struct.pack("<IIBBHIQQ32x", index, flags,
