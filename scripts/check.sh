@@ -92,9 +92,11 @@ trap 'interrupted TERM' TERM
 # Run one stage: its PASS/FAIL/SKIP lines are shown and collected; a stage
 # that fails without saying which case failed counts as one failure.
 stage() {
-	local name=$1 log=$logdir/$1.log rc
+	local name=$1 log=$logdir/$1.log rc what
 	shift
-	echo "=== $name: $*"
+	what=$*
+	[ ${#what} -le 160 ] || what="${what:0:150} ... ($# words)"
+	echo "=== $name: $what"
 	local s
 	s=$(date +%s)
 	"$@" 2>&1 | tee "$log" | grep --line-buffered -E '^(PASS|FAIL|SKIP): |^    ' |
