@@ -96,16 +96,19 @@ static int usage(void)
 		"  %s add lraidN DEVICE\n"
 		"  %s remove lraidN MEMBER\n"
 		"  %s detail --scan | [--json] lraidN\n"
+		"  %s list\n"
 		"  %s examine --scan | [--json] MEMBER...\n"
 		"  %s incremental [--run] [--quiet] MEMBER\n"
 		"  %s action check|repair|idle|frozen [--wait] lraidN...\n"
 		"  %s action --wait lraidN...\n"
+		"  %s check|repair [--wait] lraidN...     (action check|repair)\n"
+		"  %s set lraidN [--speed-min KIB|system] [--speed-max KIB|system]\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
 		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
 		"be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
-		prog, prog, prog);
+		prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -3066,6 +3069,167 @@ static int cmd_action(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * list: every running array in /proc/mdstat's form, which md users read
+ * at a glance and scripts parse:
+ *
+ *   lraid0 : active raid5 nullb4[1] nullb3[3] nullb2[2] nullb0[0]
+ *         1572864 blocks level 5, 64k chunk, algorithm 2 [4/3] [U_UU]
+ *         [==>..................]  recovery = 12.5% (65536/524288) finish=0.4min speed=21000K/sec
+ *
+ * A device's number in brackets is its role; (F) marks a failed one, and
+ * one being rebuilt onto carries no mark but counts as down until its
+ * rebuild ends, as md shows a spare in recovery. Blocks are KiB. The
+ * progress line appears while a pass runs, in member KiB, md's words:
+ * recovery, resync, check, repair.
+ */
+static void list_progress(unsigned int index)
+{
+	struct sync_state st;
+	char dir[64];
+	const char *word;
+	unsigned long long speed, pct, left;
+	int bar, i;
+
+	sync_state(index, &st);
+	if (!st.running || !st.total)
+		return;
+	word = !strcmp(st.action, "recover") ? "recovery" : st.action;
+	snprintf(dir, sizeof(dir), "/sys/block/lraid%u/lraid", index);
+	speed = sys_number(dir, "sync_speed");
+	pct = st.done * 1000 / st.total;	/* tenths of a percent */
+	bar = (int)(st.done * 20 / st.total);
+	printf("      [");
+	for (i = 0; i < 20; i++)
+		putchar(i < bar ? '=' : i == bar ? '>' : '.');
+	printf("]  %s = %3llu.%llu%% (%llu/%llu)", word, pct / 10, pct % 10,
+	       st.done / 2, st.total / 2);
+	left = (st.total - st.done) / 2;
+	if (speed)
+		printf(" finish=%llu.%llumin speed=%lluK/sec",
+		       left / speed / 60, left / speed % 60 / 6, speed);
+	printf("\n");
+}
+
+static void list_one(const struct lraid_ioc_info *c)
+{
+	uint32_t down = roles_down(c);
+	char p[300], map[LRAID_MAX_MEMBERS_ABI + 1];
+	int i, r;
+
+	printf("lraid%u : active raid%u", c->index, c->level);
+	/* md lists the newest device first: here the highest slot */
+	for (i = c->nr_members - 1; i >= 0; i--) {
+		const struct lraid_ioc_member *m = &c->members[i];
+
+		if (member_missing(m))
+			continue;
+		member_path(m, p, sizeof(p));
+		printf(" %s[%u]%s", strncmp(p, "/dev/", 5) ? p : p + 5,
+		       m->role, m->state == LRAID_MEMBER_FAULTY ? "(F)" : "");
+	}
+	for (r = 0; r < c->nr_members && r < LRAID_MAX_MEMBERS_ABI; r++)
+		map[r] = down & (1U << r) ? '_' : 'U';
+	map[r] = 0;
+	printf("\n      %llu blocks level %u, %uk chunk, algorithm 2 [%u/%u] [%s]\n",
+	       (unsigned long long)c->array_sectors / 2, c->level,
+	       c->chunk_bytes >> 10, c->nr_members,
+	       c->nr_members - __builtin_popcount(down), map);
+	list_progress(c->index);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	uint8_t running[LRAID_MAX_ARRAYS / 8], creating[LRAID_MAX_ARRAYS / 8];
+	struct lraid_ioc_info c;
+	int ctl, i, n = 0;
+
+	(void)argv;
+	if (argc != 1)
+		return usage();
+	ctl = open_control();
+	if (ctl < 0)
+		return 1;
+	if (list_arrays(ctl, running, creating, NULL)) {
+		close(ctl);
+		return 1;
+	}
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		if (!bit_set(running, i))
+			continue;
+		/* stopped since the listing: passed over */
+		if (array_info(ctl, i, &c))
+			continue;
+		printf("%s", n++ ? "\n" : "");
+		list_one(&c);
+	}
+	close(ctl);
+	return 0;
+}
+
+/*
+ * set lraidN [--speed-min KIB|system] [--speed-max KIB|system]: the
+ * array's pass speed limits (sysfs sync_speed_min and sync_speed_max,
+ * md's per-array files), KiB/s per member; "system" follows the module's
+ * speed_limit_min and speed_limit_max. Says what they are after.
+ */
+static int cmd_set(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "speed-min", required_argument, NULL, 'm' },
+		{ "speed-max", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *val[2] = { NULL, NULL };
+	static const char *const file[2] = { "sync_speed_min", "sync_speed_max" };
+	char dir[64], path[128], now[2][64];
+	uint32_t index;
+	int c, i, fd, ret = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'm' || c == 'M') {
+			val[c == 'M'] = optarg;
+			continue;
+		}
+		err("set: unknown option '%s'", argv[optind - 1]);
+		return usage();
+	}
+	if (optind != argc - 1 || (!val[0] && !val[1]))
+		return usage();
+	if (parse_array(argv[optind], &index))
+		return 2;
+	snprintf(dir, sizeof(dir), "/sys/block/lraid%u/lraid", index);
+	if (access(dir, F_OK)) {
+		err("set lraid%u failed: array not running", index);
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (!val[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, file[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, val[i], strlen(val[i])) < 0) {
+			int e = errno;
+
+			err("set lraid%u --%s %s failed: %s%s", index,
+			    i ? "speed-max" : "speed-min", val[i], strerror(e),
+			    e == EINVAL ? " (KiB/s per member, 1 or more, or 'system')" :
+			    e == ENOENT ? " (the module has no speed limits: older than lraidctl)" :
+			    "");
+			ret = 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	sys_line(dir, file[0], now[0], sizeof(now[0]));
+	sys_line(dir, file[1], now[1], sizeof(now[1]));
+	printf("lraid%u: sync_speed_min %s, sync_speed_max %s (KiB/s per member)\n",
+	       index, now[0], now[1]);
+	return ret;
+}
+
 static int cmd_version(void)
 {
 	struct lraid_ioc_version v = { 0 };
@@ -3108,6 +3272,12 @@ int main(int argc, char **argv)
 		return cmd_remove(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detail"))
 		return cmd_detail(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "set"))
+		return cmd_set(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check") || !strcmp(argv[1], "repair"))
+		return cmd_action(argc, argv);	/* action check|repair ... */
 	if (!strcmp(argv[1], "examine"))
 		return cmd_examine(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "incremental") || !strcmp(argv[1], "-I"))

@@ -17,6 +17,8 @@
 #     sync_speed is between 1 and twice the limit plus two chunks (over
 #     whole seconds, one chunk past the limit: 4064 after one second). idle ends the capped
 #     pass; with "system" written back a check runs to its end.
+#   - lraidctl set --speed-min/--speed-max writes the same files, says
+#     what they read after, and names the rule for 0 (refused).
 #   - speed_limit_max set to 2000 caps an array whose sync_speed_max is
 #     "system" the same way.
 # The yield to other I/O between the two limits is not timed here;
@@ -86,6 +88,23 @@ is sync_speed_max "200000 (system)"
 echo 300000 >"$p/speed_limit_max"
 is sync_speed_max "300000 (system)"
 echo 200000 >"$p/speed_limit_max"
+# lraidctl set writes the same files and says what they read after
+out=$("$LRAIDCTL" set lraid0 --speed-min 4000 --speed-max 90000) ||
+	lr_fail "lraidctl set: $out"
+[ "$out" = "lraid0: sync_speed_min 4000 (local), sync_speed_max 90000 (local) (KiB/s per member)" ] ||
+	lr_fail "lraidctl set said: $out"
+is sync_speed_min "4000 (local)"
+is sync_speed_max "90000 (local)"
+if out=$("$LRAIDCTL" set lraid0 --speed-max 0 2>&1); then
+	lr_fail "lraidctl set --speed-max 0 accepted: $out"
+fi
+grep -q "set lraid0 --speed-max 0 failed: Invalid argument (KiB/s per member, 1 or more, or 'system')" <<<"$out" ||
+	lr_fail "lraidctl set --speed-max 0: $out"
+is sync_speed_max "90000 (local)"
+"$LRAIDCTL" set lraid0 --speed-min system --speed-max system >/dev/null ||
+	lr_fail "lraidctl set ... system"
+is sync_speed_min "1000 (system)"
+is sync_speed_max "200000 (system)"
 
 lr_log "sync_speed_max caps a check"
 echo 2000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 2000"
@@ -97,7 +116,8 @@ is sync_speed none
 
 lr_log "uncapped, the same check runs to its end"
 echo system >"$d/sync_speed_max"
-"$LRAIDCTL" action check --wait lraid0 >/dev/null || lr_fail "check"
+# (lraidctl check is action check)
+"$LRAIDCTL" check --wait lraid0 >/dev/null || lr_fail "check"
 is mismatch_cnt 0
 
 lr_log "speed_limit_max caps an array left at system"

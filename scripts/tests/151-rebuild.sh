@@ -433,6 +433,15 @@ if [ "$pos" = none ] || [ "$pos" -ge $((8 * 2048)) ]; then
 	lr_fail "the rebuild got past the data ($pos) before it was read back"
 fi
 lr_log "read back while the rebuild is at $pos"
+# lraidctl list, as /proc/mdstat: the new device in role 2, the role
+# down, the progress line
+"$LRAIDCTL" list >"$LR_TMP/list" || lr_fail "lraidctl list"
+grep -Eq "^lraid0 : active raid5( [a-z0-9]+\[[0-9]\])* ${s1#/dev/}\[2\]( |\$)" "$LR_TMP/list" ||
+	lr_fail "list: no ${s1#/dev/}[2] on lraid0's line: $(cat "$LR_TMP/list")"
+grep -Eq "^ +$(($(cat "$d/component_size") * 3)) blocks level 5, 64k chunk, algorithm 2 \[4/3\] \[UU_U\]\$" "$LR_TMP/list" ||
+	lr_fail "list: no '[4/3] [UU_U]' status line: $(cat "$LR_TMP/list")"
+grep -Eq "^ +\[[=>.]{20}\]  recovery = +[0-9]+\.[0-9]% \([0-9]+/$(cat "$d/component_size")\)" "$LR_TMP/list" ||
+	lr_fail "list: no recovery line: $(cat "$LR_TMP/list")"
 refused "Device or resource busy" "lraid0: add: a recover pass runs" lraid0 "$other"
 rm_refused "$s1" "it is being rebuilt"
 rm_refused "${m[0]}" "it is active"
@@ -445,6 +454,11 @@ is last_sync_action recover
 is failed 2
 is degraded 1
 row 2 faulty "$s1"
+"$LRAIDCTL" list >"$LR_TMP/list" || lr_fail "lraidctl list"
+grep -q " ${s1#/dev/}\[2\](F)" "$LR_TMP/list" ||
+	lr_fail "list: ${s1#/dev/} not marked failed in role 2: $(cat "$LR_TMP/list")"
+grep -q "recovery =" "$LR_TMP/list" &&
+	lr_fail "list: a recovery line with no pass running: $(cat "$LR_TMP/list")"
 fill --size=24M --verify_only
 # removed (mdadm --remove): the role missing, the device let go, which a
 # write to it opened exclusively shows, and added back from there
