@@ -258,6 +258,48 @@ static int lraid_sync_rewrite(struct lraid_sync *s, unsigned int m,
 }
 
 /*
+ * Member @m's @pages pages at @sector, rebuilt from the others after it
+ * failed to read them: write them back and read them back (into the
+ * computed-P pages, free here), as a read through the array would. 0: they
+ * read back, the error is corrected; 1: they did not (counted by
+ * lraid_member_uncorrected(), which may fail the member); -EIO: the write
+ * failed, and so did the member.
+ */
+static int lraid_sync_write_back(struct lraid_sync *s, unsigned int m,
+				 u64 sector, u32 pages)
+{
+	struct lraid_array *a = s->a;
+	struct page **back = s->pages[a->geom.nr_members];
+	struct bio *bio;
+	int ret;
+	u32 i;
+
+	bio = lraid_sync_bio(s, m, REQ_OP_WRITE | REQ_SYNC, sector,
+			     s->pages[m], pages);
+	if (submit_bio_wait(bio)) {
+		lraid_member_write_error(a, m, bio->bi_status);
+		return -EIO;
+	}
+	ret = submit_bio_wait(lraid_sync_bio(s, m, REQ_OP_READ, sector, back,
+					     pages));
+	for (i = 0; !ret && i < pages; i++)
+		if (memcmp(page_address(back[i]), page_address(s->pages[m][i]),
+			   PAGE_SIZE))
+			ret = -EIO;
+	if (ret) {
+		lraid_member_uncorrected(a, m, sector,
+					 pages << (PAGE_SHIFT - SECTOR_SHIFT));
+		return 1;
+	}
+	pr_info_ratelimited("%s: %s: read error corrected (%u sectors at %llu on %pg, role %u)\n",
+			    a->disk->disk_name, lraid_sync_names[s->action],
+			    pages << (PAGE_SHIFT - SECTOR_SHIFT),
+			    (unsigned long long)sector, a->members[m].b.bdev, m);
+	s->corrected++;
+	return 0;
+}
+
+/*
  * Member @bad failed to read its @pages pages at @sector: rebuild them from
  * the others (P or Q computed from the data, a data block from the other
  * data and P), write them back and read them back, as a read through the
@@ -273,7 +315,6 @@ static int lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 	unsigned int nr = g->nr_members, k = g->nr_data, di, m, i;
 	unsigned int pm = lraid_geom_p_member(g, stripe);
 	unsigned int qm = lraid_geom_q_member(g, stripe);
-	struct bio *bio;
 	int ret;
 
 	for (i = 0; i < pages; i++) {
@@ -293,33 +334,13 @@ static int lraid_sync_rebuild(struct lraid_sync *s, u64 stripe,
 		lraid_gf_end();
 	}
 
-	bio = lraid_sync_bio(s, bad, REQ_OP_WRITE | REQ_SYNC, sector,
-			     s->pages[bad], pages);
-	ret = submit_bio_wait(bio);
-	if (ret) {
-		lraid_member_write_error(a, bad, bio->bi_status);
-		return -EIO;
-	}
-	/* read back into the computed-P pages, which the compare refills */
-	ret = submit_bio_wait(lraid_sync_bio(s, bad, REQ_OP_READ, sector,
-					     s->pages[nr], pages));
-	for (i = 0; !ret && i < pages; i++)
-		if (memcmp(page_address(s->pages[nr][i]),
-			   page_address(s->pages[bad][i]), PAGE_SIZE))
-			ret = -EIO;
-	if (ret) {
-		lraid_member_uncorrected(a, bad, sector,
-					 pages << (PAGE_SHIFT - SECTOR_SHIFT));
+	/* the computed-P pages it reads back into, the compare refills */
+	ret = lraid_sync_write_back(s, bad, sector, pages);
+	if (ret > 0) {
 		s->skipped++;
 		return READ_ONCE(a->failed) ? -EIO : 1;
 	}
-	pr_info_ratelimited("%s: %s: read error corrected (%u sectors at %llu on %pg, role %u)\n",
-			    a->disk->disk_name, lraid_sync_names[s->action],
-			    pages << (PAGE_SHIFT - SECTOR_SHIFT),
-			    (unsigned long long)sector,
-			    a->members[bad].b.bdev, bad);
-	s->corrected++;
-	return 0;
+	return ret;
 }
 
 /*
@@ -407,48 +428,6 @@ static const char *lraid_sync_slice(struct lraid_sync *s, u64 stripe,
 }
 
 /*
- * Survivor @m failed to read @pages pages at @sector during a rebuild and
- * they were rebuilt beside the role being recovered: write them back and
- * read them back, as a read through the array would. NULL, or why the
- * rebuild stops (a write error fails the member).
- */
-static const char *lraid_sync_recover_fix(struct lraid_sync *s,
-					  unsigned int m, u64 sector,
-					  u32 pages)
-{
-	struct lraid_array *a = s->a;
-	struct page **back = s->pages[a->geom.nr_members];	/* spare here */
-	struct bio *bio;
-	int ret;
-	u32 i;
-
-	bio = lraid_sync_bio(s, m, REQ_OP_WRITE | REQ_SYNC, sector,
-			     s->pages[m], pages);
-	if (submit_bio_wait(bio)) {
-		lraid_member_write_error(a, m, bio->bi_status);
-		return "another member failed";
-	}
-	ret = submit_bio_wait(lraid_sync_bio(s, m, REQ_OP_READ, sector, back,
-					     pages));
-	for (i = 0; !ret && i < pages; i++)
-		if (memcmp(page_address(back[i]), page_address(s->pages[m][i]),
-			   PAGE_SIZE))
-			ret = -EIO;
-	if (ret) {
-		lraid_member_uncorrected(a, m, sector,
-					 pages << (PAGE_SHIFT - SECTOR_SHIFT));
-		return READ_ONCE(a->failed) != s->failed ?
-		       "another member failed" : NULL;
-	}
-	pr_info_ratelimited("%s: recover: read error corrected (%u sectors at %llu on %pg, role %u)\n",
-			    a->disk->disk_name,
-			    pages << (PAGE_SHIFT - SECTOR_SHIFT),
-			    (unsigned long long)sector, a->members[m].b.bdev, m);
-	s->corrected++;
-	return NULL;
-}
-
-/*
  * Rebuild @pages pages at sector @off of @stripe's chunk on the role
  * being recovered, from every member that has not failed, and write them
  * to it; the stripe is taken. A survivor that fails to read is rebuilt
@@ -467,7 +446,6 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 	u64 sector = a->data_offset + (stripe << g->chunk_shift) + off;
 	u32 lost = s->failed, have = GENMASK(nr - 1, 0) & ~lost, unread = 0;
 	unsigned int fd[2] = {};
-	const char *why;
 	struct bio *bio;
 
 	lraid_sync_read(s, have, sector, pages);
@@ -537,11 +515,10 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 		lraid_member_write_error(a, s->role, bio->bi_status);
 		return "the new member failed a write";
 	}
-	if (unread) {
-		why = lraid_sync_recover_fix(s, __ffs(unread), sector, pages);
-		if (why)
-			return why;
-	}
+	/* a survivor's pages rebuilt beside it: written back */
+	if (unread && lraid_sync_write_back(s, __ffs(unread), sector, pages) &&
+	    READ_ONCE(a->failed) != s->failed)
+		return "another member failed";
 	return NULL;
 }
 
