@@ -3,7 +3,8 @@
  * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
  *
  *   lraidctl create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]
- *            [--layout left-symmetric] [--assume-clean] [--run] MEMBER...
+ *            [--layout left-symmetric] [--bitmap internal|none]
+ *            [--bitmap-chunk SIZE] [--assume-clean] [--run] MEMBER...
  *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN MEMBER...
  *   lraidctl assemble --scan [--run] [--no-degraded] [--force] [lraidN]
  *   lraidctl stop --scan | lraidN
@@ -88,7 +89,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage:\n"
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]\n"
-		"         [--layout left-symmetric] [--assume-clean] [--run] MEMBER...\n"
+		"         [--layout left-symmetric] [--bitmap internal|none]\n"
+		"         [--bitmap-chunk SIZE] [--assume-clean] [--run] MEMBER...\n"
 		"  %s assemble [--run] [--no-degraded] [--force] lraidN MEMBER...\n"
 		"  %s assemble --scan [--run] [--no-degraded] [--force] [lraidN]\n"
 		"  %s stop --scan | lraidN\n"
@@ -104,9 +106,11 @@ static int usage(void)
 		"  %s check|repair [--wait] lraidN...     (action check|repair)\n"
 		"  %s set lraidN [--speed-min KIB|system] [--speed-max KIB|system]\n"
 		"  %s version | --version | help\n"
-		"SIZE: KiB, or with a K or M suffix (default 64K); options also as\n"
-		"--level=6, -l6, -c 64, -n 4, -p ls, -R, -f, -s (as mdadm); lraidN may\n"
-		"be /dev/lraidN.\n",
+		"SIZE: KiB, or with a K, M or G suffix (chunk default 64K; bitmap chunk\n"
+		"default 64M, or more if the bitmap needs it); --bitmap default: internal\n"
+		"when each member's data area is 100G or more, else none. Options also\n"
+		"as --level=6, -l6, -c 64, -n 4, -p ls, -b internal, -R, -f, -s (as\n"
+		"mdadm); lraidN may be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
 		prog, prog, prog, prog, prog, prog);
 	return 2;
@@ -147,7 +151,10 @@ static bool is_scan(const char *arg)
 	return !strcmp(arg, "--scan") || !strcmp(arg, "-s");
 }
 
-/* SIZE with an optional K/M suffix; a bare number is << @shift (mdadm: KiB) */
+/*
+ * SIZE with an optional K/M/G suffix; a bare number is << @shift (mdadm:
+ * KiB). A number above 2^40, or above 2^50 bytes with a suffix, is refused.
+ */
 static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 {
 	unsigned long long v;
@@ -166,7 +173,11 @@ static int parse_size(const char *s, uint64_t *out, unsigned int shift)
 		unit = 10;
 	else if (*end == 'm' || *end == 'M')
 		unit = 20;
+	else if (*end == 'g' || *end == 'G')
+		unit = 30;
 	if (unit) {
+		if (v > 1ULL << (50 - unit))
+			return -1;
 		v <<= unit;
 		if (*++end == 'i')	/* KiB, MiB */
 			end++;
@@ -700,6 +711,117 @@ static const char *errno_hint(int e)
 	}
 }
 
+/*
+ * Each member's data area from which create keeps a write-intent bitmap
+ * when --bitmap is not given: mdadm's 100 GiB, in sectors.
+ */
+#define AUTO_BITMAP_SECTORS	(100ULL << 21)
+
+/*
+ * Whether the loaded module keeps a write-intent bitmap: ABI 1.4 or later
+ * with LRAID_FEAT_BITMAP. Returns 1 or 0 (*@v then says which ABI it
+ * has), or -1 after saying why it could not be asked.
+ */
+static int kernel_has_bitmap(struct lraid_ioc_version *v)
+{
+	int ctl = open_control();
+
+	if (ctl < 0)
+		return -1;
+	memset(v, 0, sizeof(*v));
+	if (ioctl(ctl, LRAID_IOC_VERSION, v)) {
+		err("version query failed: %s", strerror(errno));
+		close(ctl);
+		return -1;
+	}
+	close(ctl);
+	return (v->major > 1 || v->minor >= 4) &&
+	       (v->features & LRAID_FEAT_BITMAP);
+}
+
+/* The smallest member's size in sectors; 0 when one does not say */
+static uint64_t smallest_member(int nm, const int32_t *fds)
+{
+	uint64_t bytes, small = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < nm; i++) {
+		if (ioctl(fds[i], BLKGETSIZE64, &bytes))
+			return 0;
+		if (bytes < small)
+			small = bytes;
+	}
+	return small >> 9;
+}
+
+/* Bits a bitmap needs for @sectors of data at @region sectors per bit */
+static uint64_t bitmap_bits(uint64_t sectors, uint64_t region)
+{
+	return sectors / region + !!(sectors % region);
+}
+
+/*
+ * Settle create's bitmap in @c (level, members and chunk set): @want is
+ * 1 for --bitmap=internal (the module's support already checked), 0 for
+ * none, -1 when --bitmap was not given: internal when each member's data
+ * area is at least 100 GiB and the module keeps bitmaps, as mdadm
+ * decides. @region is --bitmap-chunk in bytes (0: the kernel's default),
+ * checked against the layout lraid_sb_plan() gives the smallest member,
+ * as the kernel will. Members too small for any layout are left to the
+ * kernel to refuse. Returns 0, or 1 after saying why not.
+ */
+static int create_bitmap(struct lraid_ioc_create *c, int nm,
+			 const int32_t *fds, int want, uint64_t region)
+{
+	struct lraid_sb_info info = { 0 };
+	struct lraid_ioc_version v;
+	uint64_t dev, room, fits;
+	int has;
+
+	if (!want)
+		return 0;
+	info.level = c->level;
+	info.nr_members = c->nr_members;
+	info.chunk_sectors = c->chunk_bytes >> 9;
+	dev = smallest_member(nm, fds);
+	if (!dev || lraid_sb_plan(&info, dev, false)) {
+		if (want > 0) {
+			c->flags |= LRAID_CREATE_BITMAP;
+			c->bitmap_region_bytes = region;
+		}
+		return 0;
+	}
+	if (want < 0) {
+		if (info.data_size < AUTO_BITMAP_SECTORS)
+			return 0;
+		has = kernel_has_bitmap(&v);
+		if (has < 0)
+			return 1;
+		if (!has) {
+			err("note: no write-intent bitmap on this large array: the lraid module (ABI %u.%u) keeps none",
+			    v.major, v.minor);
+			return 0;
+		}
+		err("automatically enabling write-intent bitmap on large array (--bitmap=none for none)");
+		c->flags |= LRAID_CREATE_BITMAP;
+		return 0;
+	}
+	info.bitmap_region_sectors = region >> 9;
+	if (lraid_sb_plan(&info, dev, true) == -ENOSPC) {
+		room = info.bitmap_sectors << 12;
+		for (fits = region >> 9; bitmap_bits(info.data_size, fits) > room;)
+			fits <<= 1;
+		err("--bitmap-chunk %" PRIu64 "K too small: each member's data area (%" PRIu64 " sectors) is %" PRIu64 " regions of that size, more than the bitmap's %" PRIu64 " bits (the %" PRIu64 " sectors in front of the data area); %" PRIu64 "K or more fits: %s",
+		    region >> 10, (uint64_t)info.data_size,
+		    bitmap_bits(info.data_size, region >> 9), room,
+		    (uint64_t)info.bitmap_sectors, fits >> 1, strerror(ENOSPC));
+		return 1;
+	}
+	c->flags |= LRAID_CREATE_BITMAP;
+	c->bitmap_region_bytes = region;
+	return 0;
+}
+
 static const struct option create_opts[] = {
 	{ "level", required_argument, NULL, 'l' },
 	{ "chunk", required_argument, NULL, 'c' },
@@ -707,28 +829,32 @@ static const struct option create_opts[] = {
 	{ "assume-clean", no_argument, NULL, 'a' },
 	{ "layout", required_argument, NULL, 'p' },
 	{ "run", no_argument, NULL, 'R' },
+	{ "bitmap", required_argument, NULL, 'b' },
+	{ "bitmap-chunk", required_argument, NULL, 'B' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /*
  * create lraidN MEMBER... with mdadm's spellings: --level=5, -l5, -l raid6,
  * --chunk=64 (KiB, like mdadm) or 64K/1M, -n/--raid-devices to check the
- * member count, --layout=left-symmetric, options before or after names.
+ * member count, --layout=left-symmetric, --bitmap=internal|none (-b),
+ * --bitmap-chunk=65536 (KiB) or 64M, options before or after names.
  */
 static int cmd_create(int argc, char **argv)
 {
 	struct lraid_ioc_create c = { 0 };
 	int32_t fds[LRAID_MAX_MEMBERS_ABI];
-	uint64_t chunk = 64 << 10;
+	uint64_t chunk = 64 << 10, region = 0;
 	int level = 0, nr_devs = 0, nm, opt, ret, i;
-	const char *name = NULL;
-	int first_member = -1;
+	const char *name = NULL, *region_arg = NULL;
+	int first_member = -1, bitmap = -1;
+	struct lraid_ioc_version v;
 	bool run = false;
 	char *end;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "l:c:n:p:R", create_opts,
+	while ((opt = getopt_long(argc, argv, "l:c:n:p:Rb:", create_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -772,6 +898,25 @@ static int cmd_create(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case 'b':
+			if (!strcmp(optarg, "internal")) {
+				bitmap = 1;
+			} else if (!strcmp(optarg, "none")) {
+				bitmap = 0;
+			} else {
+				err("--bitmap must be internal or none, not '%s' (lraid keeps no bitmap in a file)",
+				    optarg);
+				return 1;
+			}
+			break;
+		case 'B':
+			if (parse_size(optarg, &region, 10) || !region) {
+				err("bad --bitmap-chunk '%s' (KiB, or with a K, M or G suffix)",
+				    optarg);
+				return 1;
+			}
+			region_arg = optarg;
+			break;
 		default:
 			if (optopt)
 				err("option -%c needs a value or is unknown", optopt);
@@ -811,15 +956,38 @@ static int cmd_create(int argc, char **argv)
 		    strerror(EINVAL));
 		return 1;
 	}
-	if (open_members(nm, argv + first_member, fds, O_RDWR))
+	if (region_arg && bitmap != 1) {
+		err("--bitmap-chunk is for --bitmap=internal: %s",
+		    strerror(EINVAL));
 		return 1;
-	if (!may_create(nm, argv + first_member, fds, run)) {
-		close_members(nm, fds);
+	}
+	/* the kernel's bounds: at most 2^40 bytes a bit */
+	if (region && ((region & (region - 1)) || region < chunk ||
+		       region > 1ULL << 40)) {
+		err("--bitmap-chunk %" PRIu64 "K must be a power of two of at least the chunk (%" PRIu64 "K) and at most 1024G: %s",
+		    region >> 10, chunk >> 10, strerror(EINVAL));
 		return 1;
+	}
+	if (bitmap == 1) {
+		ret = kernel_has_bitmap(&v);
+		if (ret < 0)
+			return 1;
+		if (!ret) {
+			err("--bitmap=internal: the lraid module loaded (ABI %u.%u) keeps no write-intent bitmap (ABI 1.4 does); create with --bitmap=none, or load a newer lraid.ko: %s",
+			    v.major, v.minor, strerror(EOPNOTSUPP));
+			return 1;
+		}
 	}
 	c.level = level;
 	c.nr_members = nm;
 	c.chunk_bytes = chunk;
+	if (open_members(nm, argv + first_member, fds, O_RDWR))
+		return 1;
+	if (create_bitmap(&c, nm, fds, bitmap, region) ||
+	    !may_create(nm, argv + first_member, fds, run)) {
+		close_members(nm, fds);
+		return 1;
+	}
 	if (!(c.flags & LRAID_CREATE_ASSUME_CLEAN) && isatty(STDERR_FILENO))
 		fprintf(stderr, "lraidctl: zeroing the members' data areas first: a full write of each\n"
 			"member without write-zeroes offload (interrupt to abort; --assume-clean skips it)\n");
@@ -2625,13 +2793,18 @@ static int cmd_detail(int argc, char **argv)
 		       "\"members\": %u, \"array_sectors\": %llu, \"size_bytes\": %llu, "
 		       "\"member_data_sectors\": %llu, \"data_offset\": %llu, "
 		       "\"state\": \"%s\", \"events\": %llu, \"uuid\": \"%s\", "
+		       "\"bitmap\": \"%s\", \"bitmap_region_bytes\": %llu, "
+		       "\"bitmap_regions\": %u, \"bitmap_dirty\": %u, "
 		       "\"devices\": [",
 		       c.index, c.level, c.chunk_bytes, c.nr_members,
 		       (unsigned long long)c.array_sectors,
 		       (unsigned long long)c.array_sectors * 512,
 		       (unsigned long long)c.member_data_sectors,
 		       (unsigned long long)c.data_offset,
-		       array_state(&c), (unsigned long long)c.events, uuid);
+		       array_state(&c), (unsigned long long)c.events, uuid,
+		       c.bitmap_region_sectors ? "internal" : "none",
+		       (unsigned long long)c.bitmap_region_sectors * 512,
+		       c.bitmap_regions, c.bitmap_dirty);
 		for (i = 0; i < c.nr_members; i++) {
 			char p[300];
 
@@ -2668,6 +2841,18 @@ static int cmd_detail(int argc, char **argv)
 	printf("       Data Offset : %llu sectors\n",
 	       (unsigned long long)c.data_offset);
 	printf("      Raid Devices : %u\n", c.nr_members);
+	/*
+	 * as mdadm, nothing without a bitmap (a module before ABI 1.4 leaves
+	 * the fields zero); its chunk as mdadm -X's, what is dirty as md's
+	 * bitmap line
+	 */
+	if (c.bitmap_region_sectors) {
+		printf("     Intent Bitmap : Internal\n");
+		printf("      Bitmap Chunk : %lluK\n",
+		       (unsigned long long)c.bitmap_region_sectors / 2);
+		printf("      Bitmap Dirty : %u of %u regions\n",
+		       c.bitmap_dirty, c.bitmap_regions);
+	}
 	printf("             State : %s\n", state);
 	if (st.running)
 		printf("%18s : %llu%% complete\n", pass_status,
@@ -2711,13 +2896,77 @@ static int cmd_detail(int argc, char **argv)
 }
 
 /*
+ * How many of the @regions bits of the bitmap area at sector @offset of
+ * @path are set (bit r: bit r % 8 of byte r / 8), read around the page
+ * cache as the superblock is (read_sb_block(): the kernel writes the
+ * bitmap of a running array with direct bios). Returns the count, or -1
+ * after saying why it could not be read.
+ */
+static long long bitmap_dirty_on(const char *path, uint64_t offset,
+				 uint64_t regions)
+{
+	static uint8_t buf[1 << 20] __attribute__((aligned(4096)));
+	uint64_t bytes = regions / 8 + !!(regions % 8), at = 0, i;
+	int flags = O_RDONLY | O_CLOEXEC | O_DIRECT;
+	long long dirty = 0;
+	size_t len;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, flags);
+	if (fd < 0 && errno == EINVAL) {
+		flags &= ~O_DIRECT;
+		fd = open(path, flags);
+	}
+	if (fd < 0) {
+		err("%s: cannot read its write-intent bitmap: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	while (at < bytes) {
+		/* whole 4 KiB blocks, which the area is made of */
+		len = bytes - at < sizeof(buf) ? bytes - at : sizeof(buf);
+		len = (len + 4095) & ~(size_t)4095;
+		n = pread(fd, buf, len, (offset << 9) + at);
+		if (n < 0 && errno == EINVAL && (flags & O_DIRECT)) {
+			close(fd);
+			flags &= ~O_DIRECT;
+			fd = open(path, flags);
+			if (fd >= 0)
+				continue;
+		}
+		if (n != (ssize_t)len) {
+			err("%s: cannot read its write-intent bitmap: %s", path,
+			    n < 0 ? strerror(errno) : "short read");
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		for (i = 0; i < len && at + i < bytes; i++) {
+			uint8_t b = buf[i];
+
+			/* bits past the last region's are not in use */
+			if (at + i == bytes - 1 && regions % 8)
+				b &= (uint8_t)((1U << (regions % 8)) - 1);
+			dirty += __builtin_popcount(b);
+		}
+		at += len;
+	}
+	close(fd);
+	return dirty;
+}
+
+/*
  * Print one member's superblock, after a blank line if @sep; 0, or 1
- * after saying why it could not.
+ * after saying why it could not. With a bitmap, also how many of its
+ * bits this member's copy has set (mdadm -X's "dirty").
  */
 static int examine_one(const char *dev, int json, int sep)
 {
 	struct lraid_sb_info sb;
 	const char *why = "";
+	uint64_t regions = 0;
+	long long dirty = -1;
 	char uuid[40];
 	int ret;
 
@@ -2730,6 +2979,11 @@ static int examine_one(const char *dev, int json, int sep)
 		return 1;
 	}
 	uuid_str(sb.uuid, uuid);
+	/* the decoder checked: a power of two, room for every bit */
+	if (sb.bitmap_sectors) {
+		regions = bitmap_bits(sb.data_size, sb.bitmap_region_sectors);
+		dirty = bitmap_dirty_on(dev, sb.bitmap_offset, regions);
+	}
 	if (json) {
 		printf("{\"device\": ");
 		json_str(dev);
@@ -2741,7 +2995,9 @@ static int examine_one(const char *dev, int json, int sep)
 		       "\"state\": \"%s\", \"events\": %llu, \"failed_mask\": %u, "
 		       "\"data_offset\": %llu, \"data_size\": %llu, "
 		       "\"dev_sectors\": %llu, \"resync_offset\": %llu, "
-		       "\"ctime\": %llu, \"utime\": %llu}\n",
+		       "\"bitmap_offset\": %llu, \"bitmap_sectors\": %llu, "
+		       "\"bitmap_region_sectors\": %llu, "
+		       "\"bitmap_regions\": %llu, \"bitmap_dirty\": ",
 		       sb.level, sb.layout,
 		       sb.chunk_sectors * 512, sb.nr_members, sb.role,
 		       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active",
@@ -2750,6 +3006,16 @@ static int examine_one(const char *dev, int json, int sep)
 		       (unsigned long long)sb.data_size,
 		       (unsigned long long)sb.dev_sectors,
 		       (unsigned long long)sb.resync_offset,
+		       (unsigned long long)sb.bitmap_offset,
+		       (unsigned long long)sb.bitmap_sectors,
+		       (unsigned long long)sb.bitmap_region_sectors,
+		       (unsigned long long)regions);
+		/* null without a bitmap, or when it could not be read */
+		if (dirty < 0)
+			printf("null");
+		else
+			printf("%lld", dirty);
+		printf(", \"ctime\": %llu, \"utime\": %llu}\n",
 		       (unsigned long long)sb.ctime,
 		       (unsigned long long)sb.utime);
 		return 0;
@@ -2775,6 +3041,17 @@ static int examine_one(const char *dev, int json, int sep)
 	       (unsigned long long)sb.data_size);
 	printf("  Device Size   : %llu sectors\n",
 	       (unsigned long long)sb.dev_sectors);
+	if (sb.bitmap_sectors) {
+		printf("  Bitmap Offset : %llu sectors\n",
+		       (unsigned long long)sb.bitmap_offset);
+		printf("    Bitmap Size : %llu sectors\n",
+		       (unsigned long long)sb.bitmap_sectors);
+		printf("   Bitmap Chunk : %lluK\n",
+		       (unsigned long long)sb.bitmap_region_sectors / 2);
+		if (dirty >= 0)
+			printf("   Bitmap Dirty : %lld of %llu regions\n", dirty,
+			       (unsigned long long)regions);
+	}
 	/* as mdadm: where an interrupted resync goes on */
 	if (!(sb.state & LRAID_SB_STATE_CLEAN) &&
 	    (sb.feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC))
@@ -3076,12 +3353,16 @@ static int cmd_action(int argc, char **argv)
  *   lraid0 : active raid5 nullb4[1] nullb3[3] nullb2[2] nullb0[0]
  *         1572864 blocks level 5, 64k chunk, algorithm 2 [4/3] [U_UU]
  *         [==>..................]  recovery = 12.5% (65536/524288) finish=0.4min speed=21000K/sec
+ *         bitmap: 3/8 regions dirty, 65536KB chunk
  *
  * A device's number in brackets is its role; (F) marks a failed one, and
  * one being rebuilt onto carries no mark but counts as down until its
  * rebuild ends, as md shows a spare in recovery. Blocks are KiB. The
  * progress line appears while a pass runs, in member KiB, md's words:
- * recovery, resync, check, repair.
+ * recovery, resync, check, repair. The bitmap line, for an array with a
+ * write-intent bitmap, comes last, as md's: md counts the pages of its
+ * in-memory counters there, lraid the regions whose bit is set, and the
+ * chunk is the data of a member one bit covers.
  */
 static void list_progress(unsigned int index)
 {
@@ -3136,6 +3417,10 @@ static void list_one(const struct lraid_ioc_info *c)
 	       c->chunk_bytes >> 10, c->nr_members,
 	       c->nr_members - __builtin_popcount(down), map);
 	list_progress(c->index);
+	if (c->bitmap_region_sectors)
+		printf("      bitmap: %u/%u regions dirty, %lluKB chunk\n",
+		       c->bitmap_dirty, c->bitmap_regions,
+		       (unsigned long long)c->bitmap_region_sectors / 2);
 }
 
 static int cmd_list(int argc, char **argv)
