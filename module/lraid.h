@@ -109,6 +109,7 @@
 #include "lraid_plan.h"
 
 #define LRAID_DEFAULT_DATA_OFFSET	2048	/* sectors: 1 MiB */
+#define LRAID_BITMAP_REGION_MAX		BIT_ULL(40)	/* bytes per bit */
 #define LRAID_SB_BYTES			4096
 
 #define LRAID_WIN_PAGES		(LRAID_WIN_SECTORS_MAX * SECTOR_SIZE / PAGE_SIZE)
@@ -247,6 +248,7 @@ struct lraid_worker {
 };
 
 struct lraid_sb_info;
+struct lraid_bitmap;
 
 struct lraid_array {
 	int index;
@@ -295,6 +297,7 @@ struct lraid_array {
 	u64 bitmap_offset;		/* superblock fields kept as read */
 	u64 bitmap_sectors;
 	u64 bitmap_region_sectors;
+	struct lraid_bitmap *bm;	/* NULL without a bitmap, lraid_bitmap.c */
 	u32 feature_compat;		/* kept: unknown bits stay set */
 	/* superblock pass buffers (sb_mutex): a pass must not allocate */
 	struct page *sb_page;
@@ -418,6 +421,8 @@ struct lraid_create_args {
 	u32 chunk_bytes;
 	u64 data_offset;
 	bool assume_clean;
+	bool bitmap;			/* an internal write-intent bitmap */
+	u64 bitmap_region_bytes;	/* with it: 0 for the default */
 	dev_t devs[LRAID_MAX_MEMBERS];
 };
 
@@ -439,6 +444,21 @@ void lraid_sysfs_remove(struct lraid_array *a);
 int lraid_array_find(int index, struct lraid_array **ap);	/* ctl mutex held */
 void lraid_array_stop_all(void);
 void lraid_array_module_init(void);
+
+/* lraid_bitmap.c */
+int lraid_bitmap_create(struct lraid_array *a);
+int lraid_bitmap_load(struct lraid_array *a, bool full);
+void lraid_bitmap_run(struct lraid_array *a);
+void lraid_bitmap_stop(struct lraid_array *a);
+void lraid_bitmap_free(struct lraid_array *a);
+void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1);
+void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1);
+bool lraid_bitmap_ready(struct lraid_array *a, u64 s0, u64 s1);
+bool lraid_bitmap_dirty(struct lraid_array *a, u64 stripe, u64 *next);
+bool lraid_bitmap_resync_scope(struct lraid_array *a, u32 *dirty, u32 *all);
+void lraid_bitmap_sync_member(struct lraid_array *a, unsigned int role);
+void lraid_bitmap_info(struct lraid_array *a, u64 *region_sectors,
+		       u32 *regions, u32 *dirty);
 
 /* lraid_io.c */
 int lraid_io_module_init(void);

@@ -552,6 +552,7 @@ static int lraid_array_run(struct lraid_array *a)
 		goto out_stripe;
 	/* live from here on: nothing may fail the start any more */
 	lraid_holders_link(a);
+	lraid_bitmap_run(a);
 	mutex_lock(&lraid_ctl_mutex);
 	WRITE_ONCE(lraid_starting[a->index], NULL);
 	lraid_arrays[a->index] = a;
@@ -567,6 +568,7 @@ out_io:
 
 static void lraid_array_free(struct lraid_array *a)
 {
+	lraid_bitmap_free(a);
 	mutex_destroy(&a->sb_mutex);
 	mutex_destroy(&a->sync_mutex);
 	if (a->sb_page)
@@ -702,6 +704,15 @@ static int lraid_create_check(const struct lraid_create_args *args)
 				  args->data_offset > (1ULL << 32))) {
 		pr_warn_ratelimited("create: data offset %llu is not 0 (default) or a multiple of 8 sectors in 16..2^32\n",
 				    args->data_offset);
+		return -EINVAL;
+	}
+	if (args->bitmap_region_bytes &&
+	    (!is_power_of_2(args->bitmap_region_bytes) ||
+	     args->bitmap_region_bytes < args->chunk_bytes ||
+	     args->bitmap_region_bytes > LRAID_BITMAP_REGION_MAX)) {
+		pr_warn_ratelimited("create: bitmap chunk %llu is not a power of two from the chunk (%u) to 2^40 bytes\n",
+				    args->bitmap_region_bytes,
+				    args->chunk_bytes);
 		return -EINVAL;
 	}
 	return 0;
@@ -1049,7 +1060,15 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	sb.chunk_sectors = args->chunk_bytes >> SECTOR_SHIFT;
 	sb.layout = LRAID_LAYOUT_LEFT_SYMMETRIC;
 	sb.data_offset = args->data_offset;
-	ret = lraid_sb_plan(&sb, min_sectors, false);
+	sb.bitmap_region_sectors = args->bitmap_region_bytes >> SECTOR_SHIFT;
+	ret = lraid_sb_plan(&sb, min_sectors, args->bitmap);
+	if (ret == -ENOSPC && args->bitmap && min_sectors >= sb.data_offset &&
+	    sb.data_size) {
+		pr_warn_ratelimited("create: a bitmap chunk of %llu bytes needs more bits than the %llu sectors before the data offset hold\n",
+				    args->bitmap_region_bytes,
+				    sb.data_offset - LRAID_SB_SECTORS);
+		goto out_abort;
+	}
 	if (!ret)
 		ret = lraid_geom_init(&a->geom, args->level, args->nr_members,
 				      args->chunk_bytes, sb.data_size);
@@ -1084,6 +1103,8 @@ static int __lraid_array_create(const struct lraid_create_args *args)
 	if (ret)
 		goto out_abort;
 	ret = lraid_create_zero(a, !args->assume_clean);
+	if (!ret)
+		ret = lraid_bitmap_create(a);
 	if (ret)
 		goto out_abort;
 	ret = lraid_array_start(a, true, 0);
@@ -1311,17 +1332,6 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		ret = -EINVAL;
 		goto out_abort;
 	}
-	/*
-	 * No lraid so far keeps a write-intent bitmap up to date. Run here,
-	 * the array would carry the bitmap fields forward while the bitmap
-	 * missed this run's writes, and a later lraid that trusts it for a
-	 * resync or re-add would skip regions written now.
-	 */
-	if (ref->bitmap_sectors) {
-		pr_warn_ratelimited("assemble: the array has a write-intent bitmap, which this lraid cannot keep up to date\n");
-		ret = -EOPNOTSUPP;
-		goto out_abort;
-	}
 	ret = lraid_assemble_claim(a, ref);
 	if (ret)
 		goto out_abort;
@@ -1369,6 +1379,10 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	if (!clean && !forced &&
 	    (ref->feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC))
 		a->synced_stripes = ref->resync_offset >> a->geom.chunk_shift;
+	/* the bits cover what a crash left stale, not what --force took */
+	ret = lraid_bitmap_load(a, forced);
+	if (ret)
+		goto out_abort;
 	ret = lraid_array_start(a, clean, lraid_sb_failed(sbs, nr) | forced);
 	if (ret)
 		goto out_free;
@@ -1445,6 +1459,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 	lraid_sync_stop(a);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
+	lraid_bitmap_stop(a);
 	lraid_stripe_exit(a);
 	lraid_io_exit(a);
 	lraid_members_flush(a);
@@ -1948,6 +1963,7 @@ const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 		return "the new member failed";
 	}
 	b = a->members[role].b.bdev;
+	lraid_bitmap_sync_member(a, role);
 	ret = blkdev_issue_flush(b);
 	if (ret) {
 		lraid_member_write_error(a, role, errno_to_blk_status(ret));

@@ -90,7 +90,7 @@ static long lraid_ctl_version(void __user *arg, size_t usize)
 	v.minor = LRAID_ABI_MINOR;
 	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD |
 		     LRAID_FEAT_DEGRADED | LRAID_FEAT_REBUILD |
-		     LRAID_FEAT_REMOVE;
+		     LRAID_FEAT_REMOVE | LRAID_FEAT_BITMAP;
 	if (copy_to_user(arg, &v, min(sizeof(v), usize)))
 		return -EFAULT;
 	return 0;
@@ -107,7 +107,8 @@ static long lraid_ctl_create(void __user *arg, size_t usize)
 		return ret;
 	if (c.flags & ~LRAID_CREATE_FLAGS || c.pad0 ||
 	    !lraid_zero(c.reserved, sizeof(c.reserved)) ||
-	    c.index >= LRAID_MAX_ARRAYS)
+	    c.index >= LRAID_MAX_ARRAYS ||
+	    (c.bitmap_region_bytes && !(c.flags & LRAID_CREATE_BITMAP)))
 		return -EINVAL;
 	ret = lraid_ctl_fds(c.member_fds, c.nr_members, args.devs);
 	if (ret)
@@ -118,6 +119,8 @@ static long lraid_ctl_create(void __user *arg, size_t usize)
 	args.chunk_bytes = c.chunk_bytes;
 	args.data_offset = c.data_offset;
 	args.assume_clean = c.flags & LRAID_CREATE_ASSUME_CLEAN;
+	args.bitmap = c.flags & LRAID_CREATE_BITMAP;
+	args.bitmap_region_bytes = c.bitmap_region_bytes;
 	return lraid_array_create(&args);
 }
 
@@ -249,6 +252,8 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 	memcpy(c->uuid, a->uuid, sizeof(c->uuid));
 	c->disk_major = a->disk->major;
 	c->disk_minor = a->disk->first_minor;
+	lraid_bitmap_info(a, &c->bitmap_region_sectors, &c->bitmap_regions,
+			  &c->bitmap_dirty);
 	for (i = 0; i < a->geom.nr_members; i++) {
 		struct lraid_member *m = &a->members[i];
 

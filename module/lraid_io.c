@@ -849,6 +849,11 @@ static bool lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
 		return true;
 	}
+	/* REQ_NOWAIT: refused before anything is queued, as for memory */
+	if (!(flags & LRAID_WREQ_READ) && !gfpflags_allow_blocking(gfp) &&
+	    !lraid_bitmap_ready(a, div64_u64(start, sdata),
+				div64_u64(end - 1, sdata) + 1))
+		return false;
 	while (pos < end) {
 		u64 stripe = div64_u64(pos, sdata);
 		u64 sbase = stripe * sdata;
@@ -874,6 +879,9 @@ static bool lraid_queue_pieces(struct lraid_array *a, struct bio *bio,
 			wr->hi = hi;
 			wr->bio_lo = (s64)bio->bi_iter.bi_sector - (s64)sbase;
 			wr->opf = opf;
+			/* the region's bit on disk before anything is written */
+			if (!(flags & LRAID_WREQ_READ))
+				lraid_bitmap_start(a, stripe, stripe + 1);
 			bio_inc_remaining(bio);
 			percpu_ref_get(&a->active);
 			lraid_stripe_queue(a, wr);
@@ -1098,6 +1106,7 @@ static void lraid_drange_finish(struct lraid_drange *d)
 	struct lraid_array *a = d->a;
 	struct bio *bio = d->bio;
 
+	lraid_bitmap_end(a, d->s0, d->s1);
 	if (unlikely(lraid_array_lost(a)))
 		WRITE_ONCE(bio->bi_status, BLK_STS_IOERR);
 	else if (lraid_hold(a, &d->node, &a->held_dranges))
@@ -1227,6 +1236,7 @@ static void lraid_discard_stripes(struct lraid_array *a, struct bio *bio,
 	u32 failed;
 	unsigned int i;
 
+	lraid_bitmap_start(a, s0, s1);
 	d->a = a;
 	d->bio = bio;
 	d->s0 = s0;

@@ -964,6 +964,8 @@ static void lraid_op_release(struct lraid_op *op)
 	struct bio *bio = wr->bio;
 
 	lraid_op_free_pages(op, a->geom.nr_members);
+	if (!(wr->flags & LRAID_WREQ_READ))
+		lraid_bitmap_end(a, wr->stripe, wr->stripe + 1);
 	if (op->status)
 		WRITE_ONCE(bio->bi_status, op->status);
 	else if (!(wr->flags & LRAID_WREQ_READ) && unlikely(lraid_array_lost(a)))

@@ -616,7 +616,7 @@ static void lraid_sync_work(struct work_struct *work)
 	bool resynced = false, resync = false;
 	u8 action;
 	u64 stripe;
-	u32 off;
+	u32 off, dirty, regions;
 
 	mutex_lock(&a->sync_mutex);
 	action = a->sync_action;
@@ -646,12 +646,30 @@ static void lraid_sync_work(struct work_struct *work)
 			a->disk->disk_name, s->role);
 	else
 		pr_info("%s: %s started\n", a->disk->disk_name, name);
+	if (action == LRAID_SYNC_RESYNC &&
+	    lraid_bitmap_resync_scope(a, &dirty, &regions))
+		pr_info("%s: resync: %u of %u bitmap regions dirty\n",
+			a->disk->disk_name, dirty, regions);
 	for (; stripe < g->nr_stripes; stripe++) {
 		ktime_t held;
+		u64 next;
 
 		if (READ_ONCE(a->sync_abort)) {
 			why = "interrupted";
 			break;
+		}
+		/*
+		 * A region whose bit is clear had no write in flight at the
+		 * crash (lraid_bitmap.c): its stripes are in sync.
+		 */
+		if (action == LRAID_SYNC_RESYNC &&
+		    !lraid_bitmap_dirty(a, stripe, &next)) {
+			next = min(next, g->nr_stripes);
+			WRITE_ONCE(a->sync_done, next << g->chunk_shift);
+			if (!s->skipped && next > READ_ONCE(a->synced_stripes))
+				WRITE_ONCE(a->synced_stripes, next);
+			stripe = next - 1;
+			continue;
 		}
 		s->range.s0 = stripe;
 		s->range.s1 = stripe + 1;

@@ -110,6 +110,43 @@ static ssize_t name_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(name);
 
+/*
+ * The write-intent bitmap (lraid_bitmap.c): data per bit in KiB (0 without
+ * a bitmap), bits in use, bits set now.
+ */
+static ssize_t bitmap_region_kb_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	u64 region;
+	u32 regions, dirty;
+
+	lraid_bitmap_info(lraid_dev_array(dev), &region, &regions, &dirty);
+	return sysfs_emit(buf, "%llu\n", (unsigned long long)region >> 1);
+}
+static DEVICE_ATTR_RO(bitmap_region_kb);
+
+static ssize_t bitmap_regions_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	u64 region;
+	u32 regions, dirty;
+
+	lraid_bitmap_info(lraid_dev_array(dev), &region, &regions, &dirty);
+	return sysfs_emit(buf, "%u\n", regions);
+}
+static DEVICE_ATTR_RO(bitmap_regions);
+
+static ssize_t bitmap_dirty_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	u64 region;
+	u32 regions, dirty;
+
+	lraid_bitmap_info(lraid_dev_array(dev), &region, &regions, &dirty);
+	return sysfs_emit(buf, "%u\n", dirty);
+}
+static DEVICE_ATTR_RO(bitmap_dirty);
+
 static struct attribute *lraid_attrs[] = {
 	&dev_attr_level.attr,
 	&dev_attr_layout.attr,
@@ -127,6 +164,9 @@ static struct attribute *lraid_attrs[] = {
 	&dev_attr_sync_speed.attr,
 	&dev_attr_sync_speed_min.attr,
 	&dev_attr_sync_speed_max.attr,
+	&dev_attr_bitmap_region_kb.attr,
+	&dev_attr_bitmap_regions.attr,
+	&dev_attr_bitmap_dirty.attr,
 	NULL,
 };
 

@@ -21,7 +21,7 @@
 #define LRAID_CONTROL_NAME	"lraid-control"
 
 #define LRAID_ABI_MAJOR		1
-#define LRAID_ABI_MINOR		3
+#define LRAID_ABI_MINOR		4
 
 #define LRAID_MAX_MEMBERS_ABI	32
 #define LRAID_MAX_ARRAYS	256
@@ -33,6 +33,7 @@
 #define LRAID_FEAT_DEGRADED	_BITULL(3)	/* LRAID_IOC_FAIL, degraded I/O */
 #define LRAID_FEAT_REBUILD	_BITULL(4)	/* LRAID_IOC_ADD, rebuild (1.3) */
 #define LRAID_FEAT_REMOVE	_BITULL(5)	/* LRAID_IOC_REMOVE (1.3) */
+#define LRAID_FEAT_BITMAP	_BITULL(6)	/* write-intent bitmap (1.4) */
 
 struct lraid_ioc_version {
 	__u32 major;		/* out: LRAID_ABI_MAJOR */
@@ -43,7 +44,9 @@ struct lraid_ioc_version {
 
 /* lraid_ioc_create.flags */
 #define LRAID_CREATE_ASSUME_CLEAN	_BITUL(0)
-#define LRAID_CREATE_FLAGS		LRAID_CREATE_ASSUME_CLEAN
+#define LRAID_CREATE_BITMAP		_BITUL(1)	/* internal bitmap (1.4) */
+#define LRAID_CREATE_FLAGS		(LRAID_CREATE_ASSUME_CLEAN | \
+					 LRAID_CREATE_BITMAP)
 
 struct lraid_ioc_create {
 	__u32 index;		/* N in /dev/lraidN, < LRAID_MAX_ARRAYS */
@@ -54,7 +57,13 @@ struct lraid_ioc_create {
 	__u32 chunk_bytes;	/* power of two, 4096..1048576 */
 	__u64 member_fds;	/* user pointer to __s32[nr_members], role order */
 	__u64 data_offset;	/* sectors; 0 selects the default (2048) */
-	__u64 reserved[4];	/* zero */
+	/*
+	 * With LRAID_CREATE_BITMAP (1.4): data per bitmap bit, a power of
+	 * two of at least one chunk; 0 selects 64 MiB, or more if the
+	 * bitmap room needs it. Zero without the flag.
+	 */
+	__u64 bitmap_region_bytes;
+	__u64 reserved[3];	/* zero */
 };
 
 /* lraid_ioc_assemble.flags */
@@ -110,7 +119,11 @@ struct lraid_ioc_info {
 	__u8 uuid[16];
 	__u32 disk_major;
 	__u32 disk_minor;
-	__u64 reserved[4];
+	/* write-intent bitmap (1.4): 0 region sectors when there is none */
+	__u64 bitmap_region_sectors;	/* data per bit, member sectors */
+	__u32 bitmap_regions;		/* bits in use */
+	__u32 bitmap_dirty;		/* of those, set */
+	__u64 reserved[2];
 	struct lraid_ioc_member members[LRAID_MAX_MEMBERS_ABI];
 };
 

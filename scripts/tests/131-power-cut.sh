@@ -29,9 +29,15 @@
 #  - one member (RAID6: two) failed and overwritten with noise: every block
 #    outside the stripes with a write that may or may not be on the
 #    members reads exactly as before, rebuilt from parity. (Those stripes
-#    may have stale parity: the write hole that resync, not yet there,
-#    would close.) With caches this checks that parity went FUA with the
-#    data.
+#    may have stale parity: the write hole the resync closes.) With
+#    caches this checks that parity went FUA with the data.
+# Then RAID5 x4 and RAID6 x5 (with the caches) again with a write-intent
+# bitmap of 64 KiB regions (four stripes a bit, 1008 bits): the resync
+# after the cut must go over some regions but not all ("resync: N of M
+# bitmap regions dirty", 0 < N < M), and a check after it must find
+# mismatch_cnt 0: every stripe the cut left with stale parity lay in a
+# region whose bit was on the members (the bit goes FUA before the first
+# write into its region).
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -49,8 +55,9 @@ cut_off() {
 	dmsetup resume --noudevsync "$1" || lr_fail "dmsetup resume $1"
 }
 
-for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
-	read -r level n nfail cache <<<"$cfg"
+for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16" "5 4 1 - bitmap" \
+	"6 5 2 16 bitmap"; do
+	read -r level n nfail cache bitmap <<<"$cfg"
 	lr_members nullb "$n" 64
 	raw=("${LR_M[@]}")
 	dm=()
@@ -72,7 +79,10 @@ for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
 	[ "$cache" = - ] ||
 		[ "$(cat "/sys/block/${dm[0]#/dev/}/queue/write_cache")" = "write back" ] ||
 		lr_fail "lraid-wcache offers no write-back cache"
-	lr_create lraid0 --level "$level" --chunk 16K "${dm[@]}"
+	bm=()
+	[ -z "$bitmap" ] || bm=(--bitmap=internal --bitmap-chunk=64K)
+	[ -z "$bitmap" ] || lr_log "... with a write-intent bitmap"
+	lr_create lraid0 --level "$level" --chunk 16K "${bm[@]}" "${dm[@]}"
 	stripe=$(((n - level + 4) * 16384))
 
 	rm -f "$LR_TMP/state.ready" "$LR_TMP/state.cut"
@@ -131,6 +141,29 @@ for cfg in "5 4 1 -" "6 5 2 -" "5 4 1 16" "6 5 2 16"; do
 		lr_fail "assembled after the cut without the unclean warning"
 	python3 "$pc" check /dev/lraid0 "$LR_TMP/state" "$stripe" \
 		"$LR_TMP/whole" || lr_fail "blocks after the cut"
+	if [ -n "$bitmap" ]; then
+		sa=/sys/block/lraid0/lraid/sync_action
+		for _ in $(seq 1200); do
+			[ "$(cat $sa)" = idle ] && break
+			sleep 0.1
+		done
+		[ "$(cat $sa)" = idle ] || lr_fail "resync after the cut still runs"
+		scope=$(dmesg | sed -n 's/.*lraid0: resync: \([0-9]*\) of \([0-9]*\) bitmap regions dirty.*/\1 \2/p' |
+			tail -n 1)
+		read -r dirty all <<<"$scope"
+		if [ -z "$dirty" ] || [ "$dirty" -eq 0 ] || [ "$dirty" -ge "$all" ]; then
+			lr_fail "resync after the cut: bitmap scope '$scope', wanted some regions of all"
+		fi
+		lr_log "resync went over $dirty of $all regions"
+		echo check >$sa
+		for _ in $(seq 1200); do
+			[ "$(cat $sa)" = idle ] && break
+			sleep 0.1
+		done
+		mm=$(cat /sys/block/lraid0/lraid/mismatch_cnt)
+		[ "$mm" = 0 ] ||
+			lr_fail "check after the bitmap resync: mismatch_cnt $mm"
+	fi
 
 	for ((i = 1; i <= nfail; i++)); do
 		"$LRAIDCTL" fail lraid0 "${raw[2 * i - 1]}" ||
