@@ -123,6 +123,19 @@ static void sb_round_trip(struct kunit *test)
 	in.state = LRAID_SB_STATE_CLEAN;
 	in.feature_compat = 0;
 
+	/* bitmap events: any count up to events, with their bit */
+	in.feature_compat = LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS;
+	in.bitmap_events = in.events;
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.bitmap_events, in.events);
+	KUNIT_EXPECT_EQ(test, b[0xc0], (u8)in.events);
+	in.bitmap_events = 0;
+	lraid_sb_encode(&in, b);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(b, &out, &why), 0);
+	KUNIT_EXPECT_EQ(test, out.bitmap_events, 0ULL);
+	in.feature_compat = 0;
+
 	/* the name may use all 31 characters */
 	strscpy(in.name, "0123456789abcdefghijklmnopqrstu", sizeof(in.name));
 	lraid_sb_encode(&in, b);
@@ -238,6 +251,7 @@ enum sb_field {
 	F_BM_SECTORS_WRAP, F_BM_REGION_0, F_BM_REGION_ODD,
 	F_BM_REGION_SMALL, F_BM_TOO_SMALL, F_NO_BM_REGION, F_NO_BM_OFFSET,
 	F_BM_END_WRAP, F_RESYNC_NO_BIT, F_RESYNC_BEYOND, F_RESYNC_PARTIAL,
+	F_BMEV_NO_BIT, F_BMEV_PAST, F_BMEV_NO_BITMAP,
 	F_NR
 };
 
@@ -422,6 +436,20 @@ static void sb_corrupt(struct lraid_sb_disk *sb, enum sb_field f)
 	case F_RESYNC_PARTIAL:
 		sb->feature_compat = cpu_to_le32(LRAID_SB_FEAT_COMPAT_RESYNC);
 		sb->resync_offset = cpu_to_le64(64);	/* half a chunk */
+		break;
+	case F_BMEV_NO_BIT:
+		sb->bitmap_events = cpu_to_le64(1);
+		break;
+	case F_BMEV_PAST:
+		sb->feature_compat =
+			cpu_to_le32(LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS);
+		sb->bitmap_events = cpu_to_le64(le64_to_cpu(sb->events) + 1);
+		break;
+	case F_BMEV_NO_BITMAP:
+		sb->feature_compat =
+			cpu_to_le32(LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS);
+		sb->bitmap_sectors = 0;
+		sb->bitmap_region_sectors = 0;
 		break;
 	case F_NR:
 		break;

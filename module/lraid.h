@@ -298,6 +298,12 @@ struct lraid_array {
 	u64 bitmap_sectors;
 	u64 bitmap_region_sectors;
 	struct lraid_bitmap *bm;	/* NULL without a bitmap, lraid_bitmap.c */
+	/*
+	 * sb_mutex: the events of the last superblock pass with every role
+	 * working (LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS); U64_MAX when not
+	 * known (superblocks of an lraid that did not keep it): no re-add.
+	 */
+	u64 bitmap_events;
 	u32 feature_compat;		/* kept: unknown bits stay set */
 	/* superblock pass buffers (sb_mutex): a pass must not allocate */
 	struct page *sb_page;
@@ -385,6 +391,7 @@ struct lraid_array {
 	struct work_struct sync_work;
 	u8 sync_action;			/* LRAID_SYNC_*: the pass running */
 	u8 sync_role;			/* LRAID_SYNC_RECOVER: the role rebuilt */
+	bool sync_readd;		/* ... only where the bitmap has bits */
 	u8 last_sync;			/* the last pass's, LRAID_SYNC_NONE */
 	bool sync_dead;			/* stopping: no pass starts */
 	bool sync_abort;		/* the pass stops at its next stripe */
@@ -431,7 +438,7 @@ int lraid_array_assemble(int index, unsigned int nr, const dev_t *devs,
 			 bool force);
 int lraid_array_stop(int index);
 int lraid_array_fail(int index, dev_t dev);
-int lraid_array_add(int index, dev_t dev);
+int lraid_array_add(int index, dev_t dev, bool readd_only);
 int lraid_array_remove(int index, dev_t dev);
 const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 				  u32 failed);
@@ -455,7 +462,8 @@ void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1);
 void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1);
 bool lraid_bitmap_ready(struct lraid_array *a, u64 s0, u64 s1);
 bool lraid_bitmap_dirty(struct lraid_array *a, u64 stripe, u64 *next);
-bool lraid_bitmap_resync_scope(struct lraid_array *a, u32 *dirty, u32 *all);
+bool lraid_bitmap_scope(struct lraid_array *a, bool resync, u32 *dirty,
+			u32 *all);
 void lraid_bitmap_sync_member(struct lraid_array *a, unsigned int role);
 void lraid_bitmap_info(struct lraid_array *a, u64 *region_sectors,
 		       u32 *regions, u32 *dirty);
@@ -493,7 +501,7 @@ extern struct device_attribute dev_attr_sync_speed_min;
 extern struct device_attribute dev_attr_sync_speed_max;
 void lraid_sync_init(struct lraid_array *a);
 void lraid_sync_resync(struct lraid_array *a);
-int lraid_sync_recover(struct lraid_array *a, unsigned int role);
+int lraid_sync_recover(struct lraid_array *a, unsigned int role, bool readd);
 bool lraid_sync_busy(struct lraid_array *a);
 void lraid_sync_stop(struct lraid_array *a);
 

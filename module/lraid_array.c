@@ -304,7 +304,13 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
 	sb->failed_mask = failed;
-	sb->feature_compat = a->feature_compat & ~LRAID_SB_FEAT_COMPAT_RESYNC;
+	sb->feature_compat = a->feature_compat &
+			     ~(LRAID_SB_FEAT_COMPAT_RESYNC |
+			       LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS);
+	if (a->bitmap_sectors && a->bitmap_events != U64_MAX) {
+		sb->feature_compat |= LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS;
+		sb->bitmap_events = a->bitmap_events;
+	}
 	/*
 	 * Where a resync left off, kept only across a stop: written while
 	 * the array runs, it would outlive a crash that left stripes below
@@ -347,6 +353,9 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict,
 		again = false;
 		written = 0;
 		failed = READ_ONCE(a->failed);
+		/* bits may be cleared from now on (lraid_bitmap.c) */
+		if (!(record ? *record : failed))
+			a->bitmap_events = a->events;
 		for (i = 0; i < a->geom.nr_members; i++) {
 			if (failed & BIT(i))
 				continue;
@@ -1360,6 +1369,9 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	a->bitmap_offset = ref->bitmap_offset;
 	a->bitmap_sectors = ref->bitmap_sectors;
 	a->bitmap_region_sectors = ref->bitmap_region_sectors;
+	a->bitmap_events = ref->feature_compat &
+			   LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS ?
+			   ref->bitmap_events : U64_MAX;
 	a->feature_compat = ref->feature_compat;
 	strscpy(a->name, ref->name, sizeof(a->name));
 	a->events = ref->events + 1;
@@ -1857,6 +1869,48 @@ static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
 }
 
 /*
+ * Is @b a member of @a that left it in sync at or after the last pass with
+ * every role working (a->bitmap_events), so that the write-intent bitmap
+ * records every write it missed? Its superblock in @info (decoded, or
+ * info->events 0), read into @page. *@role: the role to give it; if
+ * @move, moved to the one its superblock names when that is failed, has
+ * no device and the old one's device (if any) does not overlap @b.
+ */
+static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
+			    struct page *page, struct lraid_sb_info *info,
+			    unsigned int *role, bool move)
+{
+	struct block_device *old = a->members[*role].b.bdev;
+	const struct lraid_geom *g = &a->geom;
+	const char *why = "";
+
+	memset(info, 0, sizeof(*info));
+	if (lraid_sb_io(b, page, REQ_OP_READ | REQ_SYNC) ||
+	    lraid_sb_decode(page_address(page), info, &why) ||
+	    memcmp(info->uuid, a->uuid, sizeof(a->uuid))) {
+		info->events = 0;
+		return false;
+	}
+	if (move && info->role != *role && info->role < g->nr_members &&
+	    (READ_ONCE(a->failed) & BIT(info->role)) &&
+	    !test_bit(info->role, &a->rebuilding) &&
+	    !a->members[info->role].b.bdev &&
+	    (!old || !lraid_bdev_overlap(old, b)))
+		*role = info->role;
+	if (!a->bm || info->role != *role || !lraid_sb_in_sync(info) ||
+	    info->level != g->level || info->nr_members != g->nr_members ||
+	    info->chunk_sectors != g->chunk_sectors ||
+	    info->data_offset != a->data_offset ||
+	    info->data_size != g->member_sectors)
+		return false;
+	mutex_lock(&a->sb_mutex);
+	why = info->events < a->bitmap_events || info->events > a->events ?
+	      "" : NULL;
+	mutex_unlock(&a->sb_mutex);
+	return !why;
+}
+
+/*
  * Add @dev to the degraded array @index, as mdadm --add: it takes a failed
  * or missing role (lraid_add_role()) and a rebuild pass writes the role's
  * blocks to it from the other members (lraid_sync_recover()) while the
@@ -1865,9 +1919,20 @@ static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
  * that sampled a->failed before the role failed can reach the new device,
  * which holds nothing yet, and every write piece or discard that starts
  * afterwards sees a->rebuilding.
+ *
+ * A member of this array that left it recently enough (lraid_add_readd())
+ * is re-added, as mdadm --add and --re-add do with a bitmap: its
+ * superblock and bitmap area are kept as they are, and the rebuild goes
+ * over the regions whose write-intent bit is set only. Interrupted, it is
+ * still such a member (the bits stay set while the role is failed), and
+ * the next add of it goes on from the bits. @readd_only: refuse any other
+ * device with -ESTALE.
  */
-int lraid_array_add(int index, dev_t dev)
+int lraid_array_add(int index, dev_t dev, bool readd_only)
 {
+	struct lraid_sb_info *info = NULL;
+	struct page *page = NULL;
+	bool readd = false;
 	struct lraid_bdev nb = {};
 	struct lraid_drange all;
 	struct lraid_member *mb;
@@ -1901,10 +1966,33 @@ int lraid_array_add(int index, dev_t dev)
 	if (ret)
 		goto out;
 	b = nb.bdev ?: mb->b.bdev;
+	info = kmalloc(sizeof(*info), GFP_KERNEL);
+	page = alloc_page(GFP_KERNEL);
+	if (!info || !page) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	if (lraid_add_readd(a, b, page, info, &role, nb.bdev)) {
+		readd = true;
+		mb = &a->members[role];
+	} else if (readd_only) {
+		pr_warn_ratelimited("lraid%d: re-add: %pg is not a member that left the array recently enough for its bitmap (%s)\n",
+				    index, b,
+				    !info->events ? "no superblock of the array" :
+				    !a->bm ? "the array has no bitmap" :
+				    !lraid_sb_in_sync(info) ? "it was not in sync" :
+				    info->role != role ? "its role is not free" :
+				    "it left before the bits were last cleared");
+		ret = -ESTALE;
+		goto out_close;
+	}
 	ret = lraid_add_fits(a, b);
 	if (!ret && nb.bdev)
 		ret = lraid_add_probe(a, role, b);
-	if (!ret)
+	/* the probe wrote over the superblock block: put it back */
+	if (!ret && readd && nb.bdev)
+		ret = lraid_sb_io(b, page, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+	if (!ret && !readd)
 		ret = lraid_add_wipe(a, b);
 	if (ret)
 		goto out_close;
@@ -1922,9 +2010,12 @@ int lraid_array_add(int index, dev_t dev)
 	set_bit(role, &a->rebuilding);
 	lraid_unquiesce(a, &all);
 
-	ret = lraid_sync_recover(a, role);
+	ret = lraid_sync_recover(a, role, readd);
 	if (ret)
 		clear_bit(role, &a->rebuilding);
+	else if (readd)
+		pr_info("lraid%d: %pg re-added as role %u (events %llu, array at %llu): rebuilding what the bitmap records it missed\n",
+			index, b, role, info->events, a->events);
 	else
 		pr_info("lraid%d: %pg added as role %u, rebuilding it from the other members\n",
 			index, b, role);
@@ -1933,6 +2024,9 @@ int lraid_array_add(int index, dev_t dev)
 out_close:
 	lraid_compat_close(&nb);
 out:
+	kfree(info);
+	if (page)
+		__free_page(page);
 	lraid_index_unlock(index);
 	return ret;
 }

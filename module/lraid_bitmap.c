@@ -264,9 +264,9 @@ bool lraid_bitmap_ready(struct lraid_array *a, u64 s0, u64 s1)
 }
 
 /*
- * Must a resync go over @stripe? Without a bitmap, or when it does not
- * cover the parity's staleness, always; otherwise if the region's bit is
- * set. *@next: the first stripe of the next region.
+ * Must a resync or re-add go over @stripe (lraid_bitmap_scope() said the
+ * bitmap applies)? If the region's bit is set. *@next: the first stripe
+ * of the next region.
  */
 bool lraid_bitmap_dirty(struct lraid_array *a, u64 stripe, u64 *next)
 {
@@ -274,7 +274,7 @@ bool lraid_bitmap_dirty(struct lraid_array *a, u64 stripe, u64 *next)
 	u32 r;
 
 	*next = stripe + 1;
-	if (!bm || bm->full)
+	if (!bm)
 		return true;
 	r = lraid_bm_region(bm, stripe);
 	*next = (u64)(r + 1) << bm->stripe_shift;
@@ -291,12 +291,17 @@ static u32 lraid_bm_weight(const struct lraid_bitmap *bm)
 	return n;
 }
 
-/* For a resync: "N of M regions dirty", or false with no bitmap to use. */
-bool lraid_bitmap_resync_scope(struct lraid_array *a, u32 *dirty, u32 *all)
+/*
+ * May a pass go over the dirty regions only? Not without a bitmap, nor
+ * for a @resync when the bits do not cover what parity missed. If so,
+ * "N of M regions dirty" in *@dirty, *@all.
+ */
+bool lraid_bitmap_scope(struct lraid_array *a, bool resync, u32 *dirty,
+			u32 *all)
 {
 	struct lraid_bitmap *bm = a->bm;
 
-	if (!bm || bm->full)
+	if (!bm || (resync && bm->full))
 		return false;
 	*dirty = lraid_bm_weight(bm);
 	*all = bm->nr_regions;

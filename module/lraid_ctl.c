@@ -206,13 +206,14 @@ static long lraid_ctl_add(void __user *arg, size_t usize)
 	ret = copy_struct_from_user(&c, sizeof(c), arg, usize);
 	if (ret)
 		return ret;
-	if (c.flags || c.pad0 || !lraid_zero(c.reserved, sizeof(c.reserved)) ||
+	if ((c.flags & ~LRAID_ADD_FLAGS) || c.pad0 ||
+	    !lraid_zero(c.reserved, sizeof(c.reserved)) ||
 	    c.index >= LRAID_MAX_ARRAYS)
 		return -EINVAL;
 	ret = lraid_ctl_fd(c.fd, &dev);
 	if (ret)
 		return ret;
-	return lraid_array_add(c.index, dev);
+	return lraid_array_add(c.index, dev, c.flags & LRAID_ADD_READD);
 }
 
 static long lraid_ctl_info(void __user *arg, size_t usize)

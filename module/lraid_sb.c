@@ -64,6 +64,7 @@ void lraid_sb_encode(const struct lraid_sb_info *info, void *block)
 	sb->bitmap_sectors = cpu_to_le64(info->bitmap_sectors);
 	sb->bitmap_region_sectors = cpu_to_le64(info->bitmap_region_sectors);
 	sb->resync_offset = cpu_to_le64(info->resync_offset);
+	sb->bitmap_events = cpu_to_le64(info->bitmap_events);
 	sb->crc = cpu_to_le32(lraid_sb_crc(sb));
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_encode);
@@ -175,6 +176,14 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 	    (info->resync_offset & (info->chunk_sectors - 1)))
 		return lraid_sb_fail(why, "resync offset not a chunk multiple within the data area",
 				     -EINVAL);
+	if (!(info->feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS) &&
+	    info->bitmap_events)
+		return lraid_sb_fail(why, "bitmap events set without their feature bit",
+				     -EINVAL);
+	if ((info->feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS) &&
+	    (!info->bitmap_sectors || info->bitmap_events > info->events))
+		return lraid_sb_fail(why, "bitmap events without a bitmap or past the event count",
+				     -EINVAL);
 	/* without a bitmap, bitmap_offset may still say where it would go */
 	if (info->bitmap_offset &&
 	    (info->bitmap_offset < LRAID_SB_SECTORS ||
@@ -259,6 +268,7 @@ int lraid_sb_decode(const void *block, struct lraid_sb_info *info,
 	info->bitmap_sectors = le64_to_cpu(sb->bitmap_sectors);
 	info->bitmap_region_sectors = le64_to_cpu(sb->bitmap_region_sectors);
 	info->resync_offset = le64_to_cpu(sb->resync_offset);
+	info->bitmap_events = le64_to_cpu(sb->bitmap_events);
 
 	return lraid_sb_validate(info, why);
 }

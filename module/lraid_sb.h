@@ -47,10 +47,22 @@
  */
 #define LRAID_SB_FEAT_COMPAT_RESYNC	0x1u
 
+/*
+ * compat: bitmap_events holds the event count of the last superblock pass
+ * made with every role working. Write-intent bits are cleared only while
+ * every role works, so a member that left the array in sync at this count
+ * or later missed no write its bits do not record, and can be re-added by
+ * rebuilding the dirty regions only. Code that does not know it writes
+ * the field zero and the bit clear: every add is then a full rebuild.
+ * Only with a bitmap.
+ */
+#define LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS	0x2u
+
 /* Feature bits known to this code. */
 #define LRAID_SB_FEAT_INCOMPAT_SUPP	0u
 #define LRAID_SB_FEAT_RO_COMPAT_SUPP	0u
-#define LRAID_SB_FEAT_COMPAT_SUPP	LRAID_SB_FEAT_COMPAT_RESYNC
+#define LRAID_SB_FEAT_COMPAT_SUPP	(LRAID_SB_FEAT_COMPAT_RESYNC | \
+					 LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS)
 
 #define LRAID_LAYOUT_LEFT_SYMMETRIC	2u	/* md's number for it */
 
@@ -103,7 +115,8 @@ struct lraid_sb_disk {
 	__le64	bitmap_sectors;		/* 0x0a8 bitmap area, 0 = no bitmap */
 	__le64	bitmap_region_sectors;	/* 0x0b0 data per bit, power of 2 */
 	__le64	resync_offset;		/* 0x0b8 parity in sync below (compat) */
-	u8	reserved[0xffc - 0xc0];	/* 0x0c0 zero */
+	__le64	bitmap_events;		/* 0x0c0 bits kept since (compat) */
+	u8	reserved[0xffc - 0xc8];	/* 0x0c8 zero */
 	__le32	crc;			/* 0xffc crc32c, see lraid_sb_crc() */
 };
 
@@ -113,7 +126,8 @@ static_assert(offsetof(struct lraid_sb_disk, events) == 0x058);
 static_assert(offsetof(struct lraid_sb_disk, data_offset) == 0x080);
 static_assert(offsetof(struct lraid_sb_disk, bitmap_region_sectors) == 0x0b0);
 static_assert(offsetof(struct lraid_sb_disk, resync_offset) == 0x0b8);
-static_assert(offsetof(struct lraid_sb_disk, reserved) == 0x0c0);
+static_assert(offsetof(struct lraid_sb_disk, bitmap_events) == 0x0c0);
+static_assert(offsetof(struct lraid_sb_disk, reserved) == 0x0c8);
 static_assert(offsetof(struct lraid_sb_disk, crc) == 0xffc);
 
 /* Host-endian view of a superblock. */
@@ -149,6 +163,12 @@ struct lraid_sb_info {
 	 * Zero without the bit.
 	 */
 	u64 resync_offset;
+	/*
+	 * LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS set (only with a bitmap): the
+	 * events of the last pass with every role working, at most events.
+	 * Zero without the bit.
+	 */
+	u64 bitmap_events;
 };
 
 /*

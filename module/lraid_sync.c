@@ -613,13 +613,14 @@ static void lraid_sync_work(struct work_struct *work)
 	const struct lraid_geom *g = &a->geom;
 	const char *why = NULL, *name;
 	struct lraid_sync *s;
-	bool resynced = false, resync = false;
+	bool resynced = false, resync = false, by_bitmap = false, readd;
 	u8 action;
 	u64 stripe;
 	u32 off, dirty, regions;
 
 	mutex_lock(&a->sync_mutex);
 	action = a->sync_action;
+	readd = action == LRAID_SYNC_RECOVER && a->sync_readd;
 	mutex_unlock(&a->sync_mutex);
 	name = lraid_sync_names[action];
 
@@ -641,15 +642,25 @@ static void lraid_sync_work(struct work_struct *work)
 			a->disk->disk_name, name,
 			(unsigned long long)stripe << g->chunk_shift,
 			(unsigned long long)g->member_sectors);
+	else if (readd && lraid_bitmap_scope(a, false, &dirty, &regions))
+		pr_info("%s: recover started: re-adding role %u, rebuilding the %u of %u bitmap regions written while it was out\n",
+			a->disk->disk_name, s->role, dirty, regions);
 	else if (action == LRAID_SYNC_RECOVER)
 		pr_info("%s: recover started: rebuilding role %u\n",
 			a->disk->disk_name, s->role);
 	else
 		pr_info("%s: %s started\n", a->disk->disk_name, name);
 	if (action == LRAID_SYNC_RESYNC &&
-	    lraid_bitmap_resync_scope(a, &dirty, &regions))
+	    lraid_bitmap_scope(a, true, &dirty, &regions))
 		pr_info("%s: resync: %u of %u bitmap regions dirty\n",
 			a->disk->disk_name, dirty, regions);
+	/*
+	 * A region whose bit is clear had no write in flight at the crash,
+	 * and none while a re-added member was out (lraid_bitmap.c).
+	 */
+	by_bitmap = readd ? lraid_bitmap_scope(a, false, &dirty, &regions) :
+		    action == LRAID_SYNC_RESYNC &&
+		    lraid_bitmap_scope(a, true, &dirty, &regions);
 	for (; stripe < g->nr_stripes; stripe++) {
 		ktime_t held;
 		u64 next;
@@ -658,12 +669,7 @@ static void lraid_sync_work(struct work_struct *work)
 			why = "interrupted";
 			break;
 		}
-		/*
-		 * A region whose bit is clear had no write in flight at the
-		 * crash (lraid_bitmap.c): its stripes are in sync.
-		 */
-		if (action == LRAID_SYNC_RESYNC &&
-		    !lraid_bitmap_dirty(a, stripe, &next)) {
+		if (by_bitmap && !lraid_bitmap_dirty(a, stripe, &next)) {
 			next = min(next, g->nr_stripes);
 			WRITE_ONCE(a->sync_done, next << g->chunk_shift);
 			if (!s->skipped && next > READ_ONCE(a->synced_stripes))
@@ -795,6 +801,7 @@ static int lraid_sync_start_locked(struct lraid_array *a, u8 action,
 	} else {
 		WRITE_ONCE(a->sync_action, action);
 		WRITE_ONCE(a->sync_role, role);
+		a->sync_readd = false;
 		WRITE_ONCE(a->last_sync, action);	/* as md: at the start */
 		WRITE_ONCE(a->sync_abort, false);
 		WRITE_ONCE(a->sync_done, 0);
@@ -839,9 +846,17 @@ void lraid_sync_resync(struct lraid_array *a)
  * its bit in a->rebuilding), from the other members. Under the index
  * lock, the disk live.
  */
-int lraid_sync_recover(struct lraid_array *a, unsigned int role)
+int lraid_sync_recover(struct lraid_array *a, unsigned int role, bool readd)
 {
-	return lraid_sync_start(a, LRAID_SYNC_RECOVER, role);
+	int ret;
+
+	mutex_lock(&a->sync_mutex);
+	ret = lraid_sync_start_locked(a, LRAID_SYNC_RECOVER, role);
+	/* the pass reads it under sync_mutex */
+	if (!ret)
+		a->sync_readd = readd;
+	mutex_unlock(&a->sync_mutex);
+	return ret;
 }
 
 /* Does a pass run? (Under the index lock: only sysfs starts one without.) */

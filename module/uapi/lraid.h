@@ -151,9 +151,19 @@ struct lraid_ioc_fail {
  * resync, rebuild) runs, or the device is in use, -ENOSPC when it is too
  * small for the data area.
  */
+/*
+ * lraid_ioc_add.flags (1.4): the device must be a re-add, a member of this
+ * array that left it in sync, recently enough that the write-intent bitmap
+ * records every write it missed; refused with -ESTALE otherwise (mdadm
+ * --re-add). Without the flag an add re-adds such a device by itself and
+ * rebuilds any other in full.
+ */
+#define LRAID_ADD_READD		_BITUL(0)
+#define LRAID_ADD_FLAGS		LRAID_ADD_READD
+
 struct lraid_ioc_add {
 	__u32 index;		/* N in /dev/lraidN */
-	__u32 flags;		/* none defined: zero */
+	__u32 flags;		/* LRAID_ADD_* */
 	__s32 fd;		/* open file descriptor of the block device */
 	__u32 pad0;		/* zero */
 	__u64 reserved[2];	/* zero */
