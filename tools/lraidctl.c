@@ -10,6 +10,7 @@
  *   lraidctl stop --scan | lraidN
  *   lraidctl fail lraidN MEMBER
  *   lraidctl add lraidN DEVICE
+ *   lraidctl re-add lraidN DEVICE
  *   lraidctl remove lraidN MEMBER
  *   lraidctl detail --scan | [--json] lraidN
  *   lraidctl examine --scan | [--json] MEMBER...
@@ -96,6 +97,7 @@ static int usage(void)
 		"  %s stop --scan | lraidN\n"
 		"  %s fail lraidN MEMBER\n"
 		"  %s add lraidN DEVICE\n"
+		"  %s re-add lraidN DEVICE                (mdadm --re-add)\n"
 		"  %s remove lraidN MEMBER\n"
 		"  %s detail --scan | [--json] lraidN\n"
 		"  %s list\n"
@@ -112,7 +114,7 @@ static int usage(void)
 		"as --level=6, -l6, -c 64, -n 4, -p ls, -b internal, -R, -f, -s (as\n"
 		"mdadm); lraidN may be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
-		prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -239,6 +241,15 @@ static void sys_line(const char *dir, const char *name, char *out, size_t len)
 		out[0] = 0;
 	fclose(f);
 	out[strcspn(out, "\n")] = 0;
+}
+
+/* Whether array @index keeps a write-intent bitmap (sysfs, 1.4 on) */
+static bool array_has_bitmap(unsigned int index)
+{
+	char dir[64];
+
+	snprintf(dir, sizeof(dir), "/sys/block/lraid%u/lraid", index);
+	return sys_number(dir, "bitmap_region_kb") != 0;
 }
 
 /* A pass, as /sys/block/lraidN/lraid/ tells it. */
@@ -1117,11 +1128,12 @@ struct assemble_opts {
  * members named: the array starts only if every role its newest
  * superblock records working is offered and fresh. One missing or stale
  * (a disk late to appear, a typo) would be recorded failed at the start
- * and lose its place for good, so that takes --run (or --force, which
- * may also take stale members back). Roles already recorded failed do not
- * count: the array starts as degraded as it stopped. --no-degraded
- * refuses to leave out a working role even with --run or --force.
- * Returns 0 when it started, else 1 (printed).
+ * and come back only by an add (a rebuild, in full unless the
+ * write-intent bitmap covers what it missed), so that takes --run (or
+ * --force, which may also take stale members back). Roles already
+ * recorded failed do not count: the array starts as degraded as it
+ * stopped. --no-degraded refuses to leave out a working role even with
+ * --run or --force. Returns 0 when it started, else 1 (printed).
  */
 static int assemble_set(uint32_t index, int nm, char **paths,
 			const struct assemble_opts *o)
@@ -1161,8 +1173,11 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 	if (have == 0 && lost && !o->run &&
 	    !(c.flags & LRAID_ASSEMBLE_FORCE)) {
 		report_roles(nm, paths, sbs, &r, newest);
-		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed, to come back only by a full rebuild (lraidctl add); offer every member, or start degraded with --run: %s",
+		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed, to come back only by %s; offer every member, or start degraded with --run: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
+		    ref->bitmap_sectors ?
+		    "lraidctl add (a rebuild of the regions written without it, if the write-intent bitmap covers what it missed, else a full one)" :
+		    "a full rebuild (lraidctl add)",
 		    strerror(ENODEV));
 		goto out;
 	}
@@ -1808,11 +1823,11 @@ static int scan_waits(const struct assemble_opts *o,
  * only as /dev/lraidN. Arrays already running are named and left alone.
  * Each array is held to the rules of a named assemble: a working member
  * missing takes --run, unlike mdadm's scan, which starts an array
- * degraded when it can: lraid has no write-intent bitmap, so a disk late
- * to appear could come back only by a full rebuild (add). --force takes an
- * array name. Scans run one at a time (a lock file in /run). Returns 0
- * when every array found runs, 1 when one could not start or none was
- * found.
+ * degraded when it can: a disk late to appear could come back only by
+ * an add (a full rebuild, or with a write-intent bitmap one of the
+ * regions written without it). --force takes an array name. Scans run
+ * one at a time (a lock file in /run). Returns 0 when every array found
+ * runs, 1 when one could not start or none was found.
  */
 static int assemble_scan(const char *only, const struct assemble_opts *o)
 {
@@ -2450,75 +2465,179 @@ static const char *add_nospace_why(int ctl, uint32_t index, const char *path,
 	return buf;
 }
 
-/* Say why the add of @path (open as @fd, device @dev) failed with @e. */
-static void add_failed(int ctl, uint32_t index, const char *path, int fd,
-		       dev_t dev, int e)
+/*
+ * Whether the loaded module knows LRAID_ADD_READD: ABI 1.4 or later, and
+ * not a 1.4 module from before re-add, which refuses the flag as unknown.
+ * That one is told by an add with the flag and fd -1: the kernel checks
+ * the flags before the fd, so a module that knows the flag answers EBADF
+ * and changes nothing. *@v gets the ABI (zero if it cannot be asked).
+ */
+static bool add_knows_readd(int ctl, uint32_t index,
+			    struct lraid_ioc_version *v)
 {
+	struct lraid_ioc_add probe = { 0 };
+
+	memset(v, 0, sizeof(*v));
+	if (ioctl(ctl, LRAID_IOC_VERSION, v))
+		return true;	/* not known: say nothing about the ABI */
+	if (v->major == 1 && v->minor < 4)
+		return false;
+	probe.index = index;
+	probe.flags = LRAID_ADD_READD;
+	probe.fd = -1;
+	return ioctl(ctl, LRAID_IOC_ADD, &probe) == 0 || errno != EINVAL;
+}
+
+/*
+ * Why re-add refused @path with ESTALE, where the tool can tell as the
+ * kernel does (lraid_add_readd()): no superblock of the array on the
+ * device, no bitmap on the array, a device not in sync (rebuilt part of
+ * the way only). Its role not free, or it left before the bits were last
+ * cleared (the array's bitmap_events, which INFO does not carry): the
+ * kernel log says.
+ */
+static const char *readd_stale_why(int ctl, uint32_t index, const char *path,
+				   char *buf, size_t len)
+{
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
+	struct lraid_sb_info sb;
+	struct lraid_ioc_info c;
+	char msg[PATH_MAX + 128];
+
+	if (array_info(ctl, index, &c))
+		goto generic;
+	if (read_sb_block(path, block, NULL, msg, sizeof(msg)) ||
+	    lraid_sb_decode(block, &sb, NULL) ||
+	    memcmp(sb.uuid, c.uuid, sizeof(c.uuid))) {
+		snprintf(buf, len, "%s carries no superblock of lraid%u, so it is not a member that left it; lraidctl add rebuilds it in full",
+			 path, index);
+		return buf;
+	}
+	if (!c.bitmap_region_sectors) {
+		snprintf(buf, len, "lraid%u has no write-intent bitmap to record what a member missed; lraidctl add rebuilds it in full",
+			 index);
+		return buf;
+	}
+	if (!lraid_sb_in_sync(&sb)) {
+		snprintf(buf, len, "%s was not in sync when it left lraid%u (rebuilt only up to sector %llu of %llu); lraidctl add rebuilds it in full",
+			 path, index, (unsigned long long)sb.recovery_offset,
+			 (unsigned long long)sb.data_size);
+		return buf;
+	}
+generic:
+	snprintf(buf, len, "not a member that left lraid%u recently enough for its write-intent bitmap to cover what it missed; the kernel log says why; lraidctl add rebuilds it in full",
+		 index);
+	return buf;
+}
+
+/*
+ * Say why the add of @path (open as @fd, device @dev) failed with @e;
+ * @readd: it was a re-add (LRAID_ADD_READD).
+ */
+static void add_failed(int ctl, uint32_t index, const char *path, int fd,
+		       dev_t dev, int e, bool readd)
+{
+	const char *verb = readd ? "re-add" : "add";
 	char buf[PATH_MAX + 256];
+	struct lraid_ioc_version v;
 
 	if (e == EBUSY && being_created(ctl, index))
-		err("add %s to lraid%u failed: %s (" BEING_CREATED ")", path,
-		    index, strerror(e));
+		err("%s %s to lraid%u failed: %s (" BEING_CREATED ")", verb,
+		    path, index, strerror(e));
 	else if (e == EBUSY)
-		err("add %s to lraid%u refused: %s (%s)", path, index,
+		err("%s %s to lraid%u refused: %s (%s)", verb, path, index,
 		    strerror(e),
 		    add_busy_why(ctl, index, path, dev, buf, sizeof(buf)));
 	else if (e == ENOSPC)
-		err("add %s to lraid%u refused: %s (%s)", path, index,
+		err("%s %s to lraid%u refused: %s (%s)", verb, path, index,
 		    strerror(e),
 		    add_nospace_why(ctl, index, path, fd, buf, sizeof(buf)));
+	else if (e == ESTALE && readd)
+		err("re-add %s to lraid%u refused: %s (%s)", path, index,
+		    strerror(e),
+		    readd_stale_why(ctl, index, path, buf, sizeof(buf)));
+	else if (e == EINVAL && readd && !add_knows_readd(ctl, index, &v))
+		err("re-add %s to lraid%u refused: %s (the lraid module loaded, ABI %u.%u, has no re-add: %s; lraidctl add rebuilds the device in full)",
+		    path, index, strerror(e), v.major, v.minor,
+		    v.major == 1 && v.minor < 4 ? "it needs ABI 1.4" :
+		    "it predates LRAID_ADD_READD, load a newer lraid.ko");
 	else if (e == EINVAL)
-		err("add %s to lraid%u refused: %s (%s)", path, index,
+		err("%s %s to lraid%u refused: %s (%s)", verb, path, index,
 		    strerror(e),
 		    add_invalid_why(ctl, index, path, dev, buf, sizeof(buf)));
 	else if (e == ENODEV)
-		err("add %s to lraid%u failed: %s (no such array: lraid%u is not running)",
-		    path, index, strerror(e), index);
+		err("%s %s to lraid%u failed: %s (no such array: lraid%u is not running)",
+		    verb, path, index, strerror(e), index);
 	else if (e == EIO)
-		err("add %s to lraid%u failed: %s (the array has lost more members than its parity covers, so there is nothing to rebuild from, or %s failed a write; the kernel log says which)",
-		    path, index, strerror(e), path);
+		err("%s %s to lraid%u failed: %s (the array has lost more members than its parity covers, so there is nothing to rebuild from, or %s failed a write; the kernel log says which)",
+		    verb, path, index, strerror(e), path);
 	else if (e == ENOTTY)
-		err("add: %s (kernel module without rebuild)", strerror(e));
+		err("%s: %s (kernel module without rebuild)", verb,
+		    strerror(e));
 	else
-		err("add %s to lraid%u failed: %s%s", path, index, strerror(e),
-		    errno_hint(e));
+		err("%s %s to lraid%u failed: %s%s", verb, path, index,
+		    strerror(e), errno_hint(e));
 }
 
 /*
  * Say what became of @path (@dev), just added to lraid@index: the role
  * it is being rebuilt as, which INFO shows; a small array may be
- * rebuilt already, and a rebuild may have stopped already.
+ * rebuilt already, and a rebuild may have stopped already. @readd: it
+ * was added with LRAID_ADD_READD. Without the flag the kernel re-adds a
+ * member that left recently enough for the bitmap by itself, and says so
+ * only in its log; its superblock tells: a re-add keeps it, a full
+ * rebuild erases it before the ioctl returns, and until the rebuild ends
+ * no superblock pass writes the device (its role counts as failed). It
+ * is read before the INFO that shows the device still rebuilding (or
+ * stopped), so the pass at the end of the rebuild cannot have written
+ * it yet; once rebuilt, the two look alike and nothing is claimed.
  */
-static void add_report(int ctl, uint32_t index, const char *path, dev_t dev)
+static void add_report(int ctl, uint32_t index, const char *path, dev_t dev,
+		       bool readd)
 {
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
 	const struct lraid_ioc_member *m;
 	struct lraid_ioc_info c;
+	char msg[PATH_MAX + 128];
+	bool got_sb;
 	uint32_t others;
 	int e;
 
+	/* the superblock before INFO: see above */
+	got_sb = !readd && !read_sb_block(path, block, NULL, msg, sizeof(msg));
 	e = array_info(ctl, index, &c);
 	if (e) {
-		err("added %s to lraid%u (its role is not known: %s)", path,
-		    index, strerror(e));
+		err("%s %s to lraid%u (its role is not known: %s)",
+		    readd ? "re-added" : "added", path, index, strerror(e));
 		return;
 	}
 	m = member_of(&c, dev);
 	if (!m) {
-		err("added %s to lraid%u, but it is not among its members now (see the kernel log)",
-		    path, index);
+		err("%s %s to lraid%u, but it is not among its members now (see the kernel log)",
+		    readd ? "re-added" : "added", path, index);
 		return;
+	}
+	if (got_sb && m->state != LRAID_MEMBER_ACTIVE) {
+		struct lraid_sb_info sb;
+
+		readd = !lraid_sb_decode(block, &sb, NULL) &&
+			!memcmp(sb.uuid, c.uuid, sizeof(sb.uuid));
 	}
 	if (m->state == LRAID_MEMBER_FAULTY) {
-		err("added %s to lraid%u as role %u, but its rebuild has stopped already and the role stays failed (the kernel log says why); lraidctl add starts it over",
-		    path, index, m->role);
+		err("%s %s to lraid%u as role %u, but its rebuild has stopped already and the role stays failed (the kernel log says why); lraidctl add starts it over%s",
+		    readd ? "re-added" : "added", path, index, m->role,
+		    readd ? " (again only the regions its write-intent bitmap records)" : "");
 		return;
 	}
-	if (m->state == LRAID_MEMBER_REBUILDING)
+	if (m->state == LRAID_MEMBER_REBUILDING && readd)
+		err("re-added %s to lraid%u: rebuilding role %u, only the regions its write-intent bitmap records",
+		    path, index, m->role);
+	else if (m->state == LRAID_MEMBER_REBUILDING)
 		err("added %s to lraid%u: rebuilding role %u", path, index,
 		    m->role);
 	else
-		err("added %s to lraid%u: role %u, rebuilt already", path,
-		    index, m->role);
+		err("%s %s to lraid%u: role %u, rebuilt already",
+		    readd ? "re-added" : "added", path, index, m->role);
 	others = roles_down(&c) & ~(m->role < 32 ? 1U << m->role : 0);
 	if (others)
 		err("lraid%u: role%s %s still failed or missing: add a device for %s once this rebuild has ended (lraidctl action --wait lraid%u waits for it)",
@@ -2590,13 +2709,18 @@ static int cmd_remove(int argc, char **argv)
  * add lraidN DEVICE: as mdadm --add into a degraded array. The kernel
  * gives DEVICE the lowest failed or missing role (the role it failed in,
  * if it is that failed member) and rebuilds the role onto it from the
- * other members in a "recover" pass while the array serves I/O. DEVICE
- * is opened read-write, as create opens members; the kernel then claims
- * it exclusively itself.
+ * other members in a "recover" pass while the array serves I/O. A
+ * member of the array that left it recently enough for the write-intent
+ * bitmap to record what it missed is re-added instead: it goes back to
+ * its own role, superblock kept, and only the regions whose bit is set
+ * are rebuilt. re-add lraidN DEVICE (@flags LRAID_ADD_READD, mdadm
+ * --re-add) refuses any other device (ESTALE). DEVICE is opened
+ * read-write, as create opens members; the kernel then claims it
+ * exclusively itself.
  */
-static int cmd_add(int argc, char **argv)
+static int cmd_add(int argc, char **argv, uint32_t flags)
 {
-	struct lraid_ioc_add c = { 0 };
+	struct lraid_ioc_add c = { .flags = flags };
 	struct stat st;
 	int ctl, fd, tries = 0;
 
@@ -2636,12 +2760,13 @@ static int cmd_add(int argc, char **argv)
 
 		if (e == EBUSY && !being_created(ctl, c.index) && !tries++)
 			continue;
-		add_failed(ctl, c.index, argv[2], fd, st.st_rdev, e);
+		add_failed(ctl, c.index, argv[2], fd, st.st_rdev, e,
+			   flags & LRAID_ADD_READD);
 		close(ctl);
 		close(fd);
 		return 1;
 	}
-	add_report(ctl, c.index, argv[2], st.st_rdev);
+	add_report(ctl, c.index, argv[2], st.st_rdev, flags & LRAID_ADD_READD);
 	close(ctl);
 	close(fd);
 	return 0;
@@ -3015,6 +3140,12 @@ static int examine_one(const char *dev, int json, int sep)
 			printf("null");
 		else
 			printf("%lld", dirty);
+		/* null without its feature bit (no bitmap, an older module) */
+		if (sb.feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS)
+			printf(", \"bitmap_events\": %llu",
+			       (unsigned long long)sb.bitmap_events);
+		else
+			printf(", \"bitmap_events\": null");
 		printf(", \"ctime\": %llu, \"utime\": %llu}\n",
 		       (unsigned long long)sb.ctime,
 		       (unsigned long long)sb.utime);
@@ -3051,6 +3182,10 @@ static int examine_one(const char *dev, int json, int sep)
 		if (dirty >= 0)
 			printf("   Bitmap Dirty : %lld of %llu regions\n", dirty,
 			       (unsigned long long)regions);
+		/* the last pass with every role working: re-add from there */
+		if (sb.feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS)
+			printf("  Bitmap Events : %llu\n",
+			       (unsigned long long)sb.bitmap_events);
 	}
 	/* as mdadm: where an interrupted resync goes on */
 	if (!(sb.state & LRAID_SB_STATE_CLEAN) &&
@@ -3189,8 +3324,10 @@ static int rebuild_outcome(unsigned int index, uint32_t mask)
 			printf("lraid%u: recover ended: %s (role %u) is in sync\n",
 			       index, p, m->role);
 		} else {
-			err("lraid%u: recover ended: %s (role %u) stays failed: the rebuild stopped (the kernel log says why); lraidctl add starts it over",
-			    index, p, m->role);
+			err("lraid%u: recover ended: %s (role %u) stays failed: the rebuild stopped (the kernel log says why); lraidctl add starts it over%s",
+			    index, p, m->role, c.bitmap_region_sectors ?
+			    " (for a re-added member, only over the regions the write-intent bitmap records)" :
+			    "");
 			ret = 1;
 		}
 	}
@@ -3336,8 +3473,10 @@ static int cmd_action(int argc, char **argv)
 		close(fd);
 		if (before.running && !strcmp(before.action, "recover") &&
 		    (!strcmp(action, "idle") || !strcmp(action, "frozen")))
-			err("lraid%u: rebuild interrupted: its role stays failed; lraidctl add lraid%u DEVICE starts it over from the beginning",
-			    index, index);
+			err("lraid%u: rebuild interrupted: its role stays failed; lraidctl add lraid%u DEVICE starts it over from the beginning%s",
+			    index, index, array_has_bitmap(index) ?
+			    " (for a re-added member, only over the regions the write-intent bitmap records)" :
+			    "");
 		if (wait && (!strcmp(action, "check") || !strcmp(action, "repair")))
 			ret |= wait_pass(index, false);
 	}
@@ -3552,7 +3691,9 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "fail"))
 		return cmd_fail(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "add"))
-		return cmd_add(argc - 1, argv + 1);
+		return cmd_add(argc - 1, argv + 1, 0);
+	if (!strcmp(argv[1], "re-add"))
+		return cmd_add(argc - 1, argv + 1, LRAID_ADD_READD);
 	if (!strcmp(argv[1], "remove"))
 		return cmd_remove(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "detail"))
