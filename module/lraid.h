@@ -457,6 +457,7 @@ int lraid_bitmap_create(struct lraid_array *a);
 int lraid_bitmap_load(struct lraid_array *a, bool full);
 void lraid_bitmap_run(struct lraid_array *a);
 void lraid_bitmap_stop(struct lraid_array *a);
+void lraid_bitmap_quiesce(struct lraid_array *a);
 void lraid_bitmap_free(struct lraid_array *a);
 void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1);
 void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1);

@@ -1369,9 +1369,10 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	a->bitmap_offset = ref->bitmap_offset;
 	a->bitmap_sectors = ref->bitmap_sectors;
 	a->bitmap_region_sectors = ref->bitmap_region_sectors;
-	a->bitmap_events = ref->feature_compat &
-			   LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS ?
-			   ref->bitmap_events : U64_MAX;
+	/* 0: written by an lraid that kept the bit but not the field */
+	a->bitmap_events = (ref->feature_compat &
+			    LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS) &&
+			   ref->bitmap_events ? ref->bitmap_events : U64_MAX;
 	a->feature_compat = ref->feature_compat;
 	strscpy(a->name, ref->name, sizeof(a->name));
 	a->events = ref->events + 1;
@@ -1677,6 +1678,8 @@ static void lraid_slot_empty(struct lraid_array *a, unsigned int role)
 {
 	struct lraid_member *mb = &a->members[role];
 
+	/* bitmap block I/O that chose its members before the role failed */
+	lraid_bitmap_quiesce(a);
 	if (a->linked & BIT(role)) {
 		bd_unlink_disk_holder(mb->b.bdev, a->disk);
 		a->linked &= ~BIT(role);

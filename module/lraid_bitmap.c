@@ -586,6 +586,19 @@ void lraid_bitmap_sync_member(struct lraid_array *a, unsigned int role)
 }
 
 /*
+ * A failed member's device is about to be closed: wait for bitmap block
+ * I/O in flight, which may have chosen its members before the member
+ * failed (the next one leaves it out).
+ */
+void lraid_bitmap_quiesce(struct lraid_array *a)
+{
+	if (!a->bm)
+		return;
+	mutex_lock(&a->bm->lock);
+	mutex_unlock(&a->bm->lock);
+}
+
+/*
  * The array stops, no I/O in flight: no more clear passes. As md flushes
  * its bitmap at a clean stop, every bit is cleared when nothing needs it
  * (no role failed, parity known in sync), so that the next run starts

@@ -52,9 +52,10 @@
  * made with every role working. Write-intent bits are cleared only while
  * every role works, so a member that left the array in sync at this count
  * or later missed no write its bits do not record, and can be re-added by
- * rebuilding the dirty regions only. Code that does not know it writes
- * the field zero and the bit clear: every add is then a full rebuild.
- * Only with a bitmap.
+ * rebuilding the dirty regions only. Code that does not know it keeps
+ * the bit, as it keeps every compat bit, and writes the field zero; a
+ * pass never records zero (events start at 1), so zero means not known,
+ * and every add is then a full rebuild. Only with a bitmap.
  */
 #define LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS	0x2u
 

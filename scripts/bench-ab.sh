@@ -16,6 +16,9 @@
 #   --params-a P, --params-b P
 #                    lraid module parameters to load A or B with, e.g.
 #                    --params-b copy_writes=Y (A and B may be one .ko)
+#   --create-a O, --create-b O
+#                    extra lraidctl create options for A or B, e.g.
+#                    --create-b "--bitmap=internal" (the cost of a bitmap)
 #
 # The guest runs with QEMU's -icount (see Documentation/benchmarks.rst):
 # its clock counts instructions, so the IOPS compare CPU cost per I/O and
@@ -36,6 +39,8 @@ runtime=12
 nullb=
 params_a=
 params_b=
+create_a=
+create_b=
 
 usage() {
 	sed -n '3,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -53,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--nullb) nullb=$2; shift 2 ;;
 	--params-a) params_a=$2; shift 2 ;;
 	--params-b) params_b=$2; shift 2 ;;
+	--create-a) create_a=$2; shift 2 ;;
+	--create-b) create_b=$2; shift 2 ;;
 	-h | --help) usage 0 ;;
 	-*) echo "bench-ab: unknown option $1" >&2; usage 2 ;;
 	*) break ;;
@@ -73,5 +80,6 @@ LRAID_VM_TIMEOUT=${LRAID_VM_TIMEOUT:-0} \
 	scripts/vm-run --kernel "$kernel" --mem 3G -- \
 	env AB_LEVELS="$levels" AB_RW="$rw" AB_BS="$bs" AB_ROUNDS="$rounds" \
 	AB_RUNTIME="$runtime" AB_NULLB="$nullb" AB_PARAMS_A="$params_a" \
-	AB_PARAMS_B="$params_b" LRAIDCTL="$top/tools/lraidctl" \
+	AB_PARAMS_B="$params_b" AB_CREATE_A="$create_a" \
+	AB_CREATE_B="$create_b" LRAIDCTL="$top/tools/lraidctl" \
 	scripts/bench/ab-guest.sh "$a" "$b"

@@ -16,6 +16,8 @@
 #                    drivers' default: they count I/O for iostat)
 #   --lraid-params P lraid.ko parameters, e.g. "parity=avx2"
 #   --engine E       fio ioengine: libaio (default) or io_uring
+#   --bitmap B       none (default) or internal: md and lraid both with a
+#                    write-intent bitmap, 64M a bit (--bitmap-chunk SIZE)
 #   --icount         clock the guest by instructions executed (QEMU -icount):
 #                    ratios then measure CPU cost per I/O and do not depend
 #                    on other load on the host (TCG only, one host thread)
@@ -36,7 +38,7 @@ icount=
 cmdline=$(printf '%q ' "$0" "$@")
 
 usage() {
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 
@@ -56,6 +58,8 @@ while [ $# -gt 0 ]; do
 	--md-threads) benv+=("BENCH_MD_THREADS=$2"); shift 2 ;;
 	--iostats) benv+=("BENCH_IOSTATS=$2"); shift 2 ;;
 	--engine) benv+=("BENCH_ENGINE=$2"); shift 2 ;;
+	--bitmap) benv+=("BENCH_BITMAP=$2"); shift 2 ;;
+	--bitmap-chunk) benv+=("BENCH_BITMAP_CHUNK=$2"); shift 2 ;;
 	--icount) icount="-icount shift=2,sleep=on"; shift ;;
 	--no-build) build=0; shift ;;
 	-h | --help) usage 0 ;;

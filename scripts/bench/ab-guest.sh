@@ -23,15 +23,20 @@ for i in 0 1 2 3 4 5; do
 	dd if=/dev/zero of=/dev/nullb$i bs=1M count=300 oflag=direct status=none
 done
 
+read -r -a create_a <<<"${AB_CREATE_A:-}"
+read -r -a create_b <<<"${AB_CREATE_B:-}"
+
 # run TAG KO LEVEL [PARAM=VALUE...]: prints and records the IOPS of one
-# fio run, the module loaded with the given parameters
+# fio run, the module loaded with the given parameters, the array created
+# with TAG's create options
 run() {
-	local tag=$1 ko=$2 level=$3 n=4 m=() i out rc err iops mib span
+	local tag=$1 ko=$2 level=$3 n=4 m=() i out rc err iops mib span opts
 	[ "$level" = 6 ] && n=6
 	for ((i = 0; i < n; i++)); do m+=("/dev/nullb$i"); done
+	if [ "$tag" = A ]; then opts=("${create_a[@]}"); else opts=("${create_b[@]}"); fi
 	insmod "$ko" "${@:4}" || { echo "ab: insmod $ko ${*:4} failed"; exit 1; }
 	if ! "$lraidctl" create lraid0 --run --level "$level" --chunk 64K \
-		--assume-clean "${m[@]}" >/dev/null; then
+		--assume-clean "${opts[@]}" "${m[@]}" >/dev/null; then
 		rmmod lraid
 		echo "ab: create failed"
 		exit 1
@@ -63,8 +68,8 @@ run() {
 
 read -r -a params_a <<<"${AB_PARAMS_A:-}"
 read -r -a params_b <<<"${AB_PARAMS_B:-}"
-echo "A: $ko_a ${params_a[*]}"
-echo "B: $ko_b ${params_b[*]}"
+echo "A: $ko_a ${params_a[*]} ${create_a[*]}"
+echo "B: $ko_b ${params_b[*]} ${create_b[*]}"
 # A first in odd rounds, B first in even ones: drift within the boot
 # does not favour either
 for ((r = 1; r <= rounds; r++)); do

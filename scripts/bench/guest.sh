@@ -28,6 +28,11 @@ export RUNTIME=${BENCH_RUNTIME:-8} RAMP=${BENCH_RAMP:-2}
 export ENGINE=${BENCH_ENGINE:-libaio}
 md_threads=${BENCH_MD_THREADS:-0}
 iostats=${BENCH_IOSTATS:-1}
+# none, or internal: both md and lraid with a write-intent bitmap of
+# BENCH_BITMAP_CHUNK (64M, md's and lraid's default) per bit
+bitmap=${BENCH_BITMAP:-none}
+bitmap_opts=(--bitmap="$bitmap")
+[ "$bitmap" = none ] || bitmap_opts+=(--bitmap-chunk="${BENCH_BITMAP_CHUNK:-64M}")
 # Each level runs raw, md, lraid this many times in turn; the report takes
 # the best of the rounds (other load on the host only ever slows a run).
 rounds=${BENCH_ROUNDS:-2}
@@ -150,7 +155,7 @@ bench_md() {
 	local level=$1 m=("${@:2}") j
 	say "RAID$level md, round $round"
 	if ! mdadm --create "$md" --run --quiet --level="$level" \
-		--chunk="$chunk_k" --metadata=1.2 --assume-clean --bitmap=none \
+		--chunk="$chunk_k" --metadata=1.2 --assume-clean "${bitmap_opts[@]}" \
 		--raid-devices=${#m[@]} "${m[@]}" >"$out/md$level.err" 2>&1; then
 		step FAIL "r$level-md-create" "$(tr '\n' ' ' <"$out/md$level.err")"
 		return 1
@@ -182,7 +187,8 @@ bench_lraid() {
 		return 1
 	fi
 	if ! timeout 60 "$lraidctl" create lraid0 --run --level "$level" \
-		--chunk "${chunk_k}K" --assume-clean "${m[@]}" >"$out/lraid$level.err" 2>&1; then
+		--chunk "${chunk_k}K" --assume-clean "${bitmap_opts[@]}" "${m[@]}" \
+		>"$out/lraid$level.err" 2>&1; then
 		step FAIL "r$level-lraid-create" "$(tr '\n' ' ' <"$out/lraid$level.err")"
 		return 1
 	fi
@@ -227,6 +233,7 @@ done
 	echo "iostats=$iostats"
 	echo "rounds=$rounds"
 	echo "lraid_params=${BENCH_LRAID_PARAMS:-}"
+	echo "bitmap=${bitmap_opts[*]}"
 	echo "fio=$(fio --version)"
 	echo "mdadm=$(mdadm --version 2>&1)"
 } >"$out/env.txt"
