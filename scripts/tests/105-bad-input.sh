@@ -31,6 +31,15 @@ refuse() {
 	[ ! -e /dev/lraid0 ] || lr_fail "$what: /dev/lraid0 exists"
 }
 
+# refuse_with TEXT WHAT ARGS...: refuse, and lraidctl's message says TEXT
+refuse_with() {
+	local text=$1 out
+	shift
+	out=$(refuse "$@")
+	grep -qi -- "$text" <<<"$out" || lr_fail "$1: not \"$text\": $out"
+	echo "$out"
+}
+
 refuse "RAID5 with 2 members" create lraid0 --level 5 "${m[@]:0:2}"
 refuse "RAID6 with 3 members" create lraid0 --level 6 "${m[@]:0:3}"
 refuse "duplicate member" create lraid0 --level 5 "${m[0]}" "${m[1]}" "${m[0]}"
@@ -43,7 +52,15 @@ refuse "member count not --raid-devices" create lraid0 -l5 -n 4 "${m[@]:0:3}"
 refuse "chunk (KiB) not a power of two" create lraid0 --level=5 --chunk=48 "${m[@]:0:3}"
 refuse "chunk with a bare i" create lraid0 --level=5 --chunk=4096i "${m[@]:0:3}"
 refuse "chunk with an unknown unit" create lraid0 --level=5 --chunk=64X "${m[@]:0:3}"
-refuse "unknown option" create lraid0 --level 5 --bitmap=internal "${m[@]:0:3}"
+refuse "unknown option" create lraid0 --level 5 --write-mostly "${m[@]:0:3}"
+refuse_with "internal or none" "--bitmap neither internal nor none" \
+	create lraid0 --level 5 --bitmap=bogus "${m[@]:0:3}"
+refuse_with "power of two" "--bitmap-chunk not a power of two" \
+	create lraid0 --level 5 --bitmap=internal --bitmap-chunk=3M "${m[@]:0:3}"
+refuse_with "at least the chunk" "--bitmap-chunk smaller than the chunk" \
+	create lraid0 --level 5 --chunk 64K --bitmap=internal --bitmap-chunk=32K "${m[@]:0:3}"
+refuse_with "bitmap=internal" "--bitmap-chunk with --bitmap=none" \
+	create lraid0 --level 5 --bitmap=none --bitmap-chunk=1M "${m[@]:0:3}"
 refuse "layout md has but lraid not" create lraid0 -l5 --layout=right-asymmetric "${m[@]:0:3}"
 refuse "option without its value" create lraid0 "${m[@]:0:3}" --level
 refuse "member too small" create lraid0 --level 5 "${m[0]}" "${m[1]}" "$tiny"

@@ -17,9 +17,11 @@
 #     (2^64 - 2^32): every later update could write one that no longer
 #     decodes. Refused (EINVAL, the reason in the kernel log), superblocks
 #     untouched; one event lower the array starts and its data reads back;
-#   - an array whose superblocks describe a write-intent bitmap, which no
-#     lraid keeps up to date yet: refused (EOPNOTSUPP), superblocks
-#     untouched, so that its bitmap never misses a run's writes;
+#   - superblocks given the fields of a write-intent bitmap by hand (the
+#     whole gap, 64 MiB a bit) over the area create zeroed: the array
+#     assembles with the bitmap (sysfs bitmap_region_kb 65536, one region,
+#     none dirty), its data reads back, and a write sets the bit on every
+#     member (until lraid kept bitmaps, such an array was refused);
 #   - a stop racing opens of the array: a stop that succeeds must leave
 #     no opener behind. A reader opens the disk, reads it O_DIRECT for
 #     10 ms, closes it and opens it again 0-0.5 ms later, in a loop,
@@ -227,24 +229,42 @@ lr_log "a write-intent bitmap"
 fresh 5 3 16
 lr_fio /dev/lraid0 data "${job[@]}"
 stop
+# the gap between superblock and data, zeroed by create, is a bitmap
+# with no bit set
+for d in "${m[@]}"; do
+	dd if="$d" bs=4096 skip=1 count=255 iflag=direct status=none |
+		cmp -s - <(head -c $((255 * 4096)) /dev/zero) ||
+		lr_fail "$d: the gap after the superblock is not zero"
+done
 # valid fields (the whole gap between superblock and data, 64 MiB a bit),
-# as an lraid that keeps a bitmap would write them
+# as lraid create --bitmap=internal writes them
 for d in "${m[@]}"; do
 	python3 -c "$setsb" "$d" 0xa0=8 0xa8=2040 0xb0=131072 ||
 		lr_fail "set the bitmap fields of $d"
 done
 "$LRAIDCTL" examine "${m[0]}" >/dev/null ||
 	lr_fail "examine: the bitmap fields do not decode"
-not_assembled "an array with a write-intent bitmap" "Operation not supported" \
-	"write-intent bitmap, which this lraid cannot keep up to date" \
-	lraid0 "${m[@]}" -- "${m[@]}"
-for d in "${m[@]}"; do
-	python3 -c "$setsb" "$d" 0xa0=0 0xa8=0 0xb0=0 ||
-		lr_fail "clear the bitmap fields of $d"
-done
+# no bit cleared while this part looks (set before the array starts its
+# clear passes)
+echo 3600 >/sys/module/lraid/parameters/bitmap_delay
 started lraid0 "${m[@]}"
-lr_log "refused with a bitmap, started without"
+for a in bitmap_region_kb=65536 bitmap_regions=1 bitmap_dirty=0; do
+	v=$(cat "/sys/block/lraid0/lraid/${a%=*}") || lr_fail "no ${a%=*} in sysfs"
+	[ "$v" = "${a#*=}" ] || lr_fail "bitmap set by hand: ${a%=*} $v, not ${a#*=}"
+done
+# a write sets bit 0
+dd if=/dev/urandom of=/dev/lraid0 bs=4096 count=1 oflag=direct conv=notrunc \
+	status=none || lr_fail "write to lraid0"
+[ "$(cat /sys/block/lraid0/lraid/bitmap_dirty)" = 1 ] ||
+	lr_fail "bitmap_dirty $(cat /sys/block/lraid0/lraid/bitmap_dirty) after a write, not 1"
+for d in "${m[@]}"; do
+	[ "$(dd if="$d" bs=4096 skip=1 count=1 iflag=direct status=none |
+		od -An -tx1 -N1 | tr -d ' ')" = 01 ] ||
+		lr_fail "$d: bit 0 of the bitmap not set after a write"
+done
+lr_log "started with the bitmap set by hand, which the write set"
 stop
+echo 5 >/sys/module/lraid/parameters/bitmap_delay
 
 lr_log "stop racing opens"
 fresh 5 4 16
