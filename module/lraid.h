@@ -450,6 +450,7 @@ void lraid_sysfs_changed(struct lraid_array *a);
 void lraid_sysfs_remove(struct lraid_array *a);
 int lraid_array_find(int index, struct lraid_array **ap);	/* ctl mutex held */
 void lraid_array_stop_all(void);
+void lraid_array_for_each(void (*fn)(struct lraid_array *a));
 void lraid_array_module_init(void);
 
 /* lraid_bitmap.c */
@@ -458,6 +459,7 @@ int lraid_bitmap_load(struct lraid_array *a, bool full);
 void lraid_bitmap_run(struct lraid_array *a);
 void lraid_bitmap_stop(struct lraid_array *a);
 void lraid_bitmap_quiesce(struct lraid_array *a);
+void lraid_bitmap_delay_changed(struct lraid_array *a);
 void lraid_bitmap_free(struct lraid_array *a);
 void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1);
 void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1);

@@ -1493,6 +1493,22 @@ static void lraid_array_teardown(struct lraid_array *a)
 }
 
 /*
+ * Call @fn for every running array, under lraid_ctl_mutex: an array is
+ * taken off the list before its teardown starts, so @fn sees none being
+ * torn down. @fn must not sleep long, nor take an index lock.
+ */
+void lraid_array_for_each(void (*fn)(struct lraid_array *a))
+{
+	int i;
+
+	mutex_lock(&lraid_ctl_mutex);
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++)
+		if (lraid_arrays[i])
+			fn(lraid_arrays[i]);
+	mutex_unlock(&lraid_ctl_mutex);
+}
+
+/*
  * Take the lock of @index and find its running array in *@ap: 0 with the
  * lock held (lraid_index_unlock() when done), or an error with it let go.
  */

@@ -67,6 +67,8 @@ static int bitmap_delay_set(const char *val, const struct kernel_param *kp)
 	if (v < 1 || v > LRAID_BM_DELAY_MAX)
 		return -EINVAL;
 	WRITE_ONCE(bitmap_delay, v);
+	/* as md's daemon_sleep: the next pass comes after the new delay */
+	lraid_array_for_each(lraid_bitmap_delay_changed);
 	return 0;
 }
 
@@ -104,6 +106,14 @@ struct lraid_bitmap {
 	struct completion written;
 	struct delayed_work clear_work;
 };
+
+/* A running array's next clear pass, after the delay now set. */
+void lraid_bitmap_delay_changed(struct lraid_array *a)
+{
+	if (a->bm)
+		mod_delayed_work(system_wq, &a->bm->clear_work,
+				 READ_ONCE(bitmap_delay) * HZ);
+}
 
 static inline u32 lraid_bm_region(const struct lraid_bitmap *bm, u64 stripe)
 {
