@@ -114,36 +114,38 @@ static DEVICE_ATTR_RO(name);
  * The write-intent bitmap (lraid_bitmap.c): data per bit in KiB (0 without
  * a bitmap), bits in use, bits set now.
  */
-static ssize_t bitmap_region_kb_show(struct device *dev,
-				     struct device_attribute *attr, char *buf)
+enum lraid_bm_field { LRAID_BM_REGION_KB, LRAID_BM_REGIONS, LRAID_BM_DIRTY };
+
+static ssize_t lraid_bitmap_show(struct device *dev, char *buf,
+				 enum lraid_bm_field f)
 {
 	u64 region;
 	u32 regions, dirty;
 
 	lraid_bitmap_info(lraid_dev_array(dev), &region, &regions, &dirty);
-	return sysfs_emit(buf, "%llu\n", (unsigned long long)region >> 1);
+	return sysfs_emit(buf, "%llu\n", f == LRAID_BM_REGION_KB ?
+			  (unsigned long long)region >> 1 :
+			  f == LRAID_BM_REGIONS ? regions : dirty);
+}
+
+static ssize_t bitmap_region_kb_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return lraid_bitmap_show(dev, buf, LRAID_BM_REGION_KB);
 }
 static DEVICE_ATTR_RO(bitmap_region_kb);
 
 static ssize_t bitmap_regions_show(struct device *dev,
 				   struct device_attribute *attr, char *buf)
 {
-	u64 region;
-	u32 regions, dirty;
-
-	lraid_bitmap_info(lraid_dev_array(dev), &region, &regions, &dirty);
-	return sysfs_emit(buf, "%u\n", regions);
+	return lraid_bitmap_show(dev, buf, LRAID_BM_REGIONS);
 }
 static DEVICE_ATTR_RO(bitmap_regions);
 
 static ssize_t bitmap_dirty_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	u64 region;
-	u32 regions, dirty;
-
-	lraid_bitmap_info(lraid_dev_array(dev), &region, &regions, &dirty);
-	return sysfs_emit(buf, "%u\n", dirty);
+	return lraid_bitmap_show(dev, buf, LRAID_BM_DIRTY);
 }
 static DEVICE_ATTR_RO(bitmap_dirty);
 
