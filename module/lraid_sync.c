@@ -670,7 +670,14 @@ static void lraid_sync_work(struct work_struct *work)
 			break;
 		}
 		if (by_bitmap && !lraid_bitmap_dirty(a, stripe, &next)) {
+			u64 skip;
+
 			next = min(next, g->nr_stripes);
+			/* not done at any speed: out of the pacing window */
+			skip = (next - stripe) << g->chunk_shift;
+			s->d0 += skip;
+			s->d1 += skip;
+			WRITE_ONCE(a->sync_mark_done, s->d0);
 			WRITE_ONCE(a->sync_done, next << g->chunk_shift);
 			if (!s->skipped && next > READ_ONCE(a->synced_stripes))
 				WRITE_ONCE(a->synced_stripes, next);
