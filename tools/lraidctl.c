@@ -1116,10 +1116,12 @@ struct assemble_opts {
 	/*
 	 * incremental: the array of this UUID only, its members found
 	 * without claiming any device, started once complete (or --run);
-	 * @dev is the device named, @quiet leaves out what is no error
+	 * @dev is the device named, @sb its superblock (the role it held),
+	 * @quiet leaves out what is no error
 	 */
 	const uint8_t *uuid;
 	const char *dev;
+	const struct lraid_sb_info *sb;
 	bool quiet;
 };
 
@@ -1815,6 +1817,9 @@ static int scan_waits(const struct assemble_opts *o,
 	return 0;
 }
 
+static int incremental_readd(int ctl, int index,
+			     const struct assemble_opts *o);
+
 /*
  * assemble --scan [lraidN]: as mdadm --assemble --scan without a config
  * file. Every array whose members carry a superblock is assembled from
@@ -1903,6 +1908,8 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 				err("%s%s%s (UUID %s) is already running as /dev/lraid%d",
 				    o->dev ? o->dev : "", o->dev ? ": " : "",
 				    sb->name, uuid, arr[i].running);
+			if (o->sb && incremental_readd(ctl, arr[i].running, o) > 0)
+				ret = 1;
 			continue;
 		}
 		nm = scan_members(devs, n, arr[i].first, paths);
@@ -2032,8 +2039,11 @@ static const struct option incremental_opts[] = {
  * for the next member's event (exit 0), and --run starts it with what is
  * there (mdadm -IR). No superblock on DEV (silent with --quiet), the
  * array already running, or a create or assemble by hand that does not
- * end within a minute are no error. Runs under the scan lock, so events
- * of several members at once assemble the array once.
+ * end within a minute are no error. A member that comes back while its
+ * array runs is re-added when the write-intent bitmap covers what it
+ * missed (incremental_readd()); a refused re-add exits 1. Runs under the
+ * scan lock, so events of several members at once assemble the array
+ * once.
  */
 static int cmd_incremental(int argc, char **argv)
 {
@@ -2088,6 +2098,7 @@ static int cmd_incremental(int argc, char **argv)
 		return 1;
 	}
 	o.uuid = sb.uuid;
+	o.sb = &sb;
 	load_module();
 	return assemble_scan(NULL, &o);
 }
@@ -2706,6 +2717,66 @@ static int cmd_remove(int argc, char **argv)
 }
 
 /*
+ * Add @path to lraid@index with @flags (LRAID_ADD_*) and say what became
+ * of it (add_report()) or why not (add_failed()). @path is opened with
+ * @oflags: add opens it read-write, as create opens members; incremental
+ * read-only, as udev sends a change event when a device it watches is
+ * closed after a write, and a refused add would run the rule again
+ * without end. The kernel takes the device by its dev_t and claims it
+ * exclusively itself either way. Returns 0 when added, the errno of a
+ * refused or failed add, or -1 when it did not get that far (printed).
+ */
+static int add_device(uint32_t index, const char *path, uint32_t flags,
+		      int oflags)
+{
+	struct lraid_ioc_add c = { .index = index, .flags = flags };
+	struct stat st;
+	int ctl, fd, e = 0, tries = 0;
+
+	fd = open(path, oflags | O_CLOEXEC);
+	if (fd < 0) {
+		err("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st)) {
+		err("cannot stat %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISBLK(st.st_mode)) {
+		err("%s is not a block device: %s", path, strerror(ENOTBLK));
+		close(fd);
+		return -1;
+	}
+	c.fd = fd;
+	ctl = open_control();
+	if (ctl < 0) {
+		close(fd);
+		return -1;
+	}
+	/*
+	 * Busy: see add_busy_why(), or a create or assemble of the index
+	 * runs. That may have ended before being_created() asks, so a busy
+	 * answer is tried once more (a refused add changes nothing), as
+	 * fail does.
+	 */
+	while (ioctl(ctl, LRAID_IOC_ADD, &c)) {
+		e = errno;
+		if (e == EBUSY && !being_created(ctl, index) && !tries++)
+			continue;
+		add_failed(ctl, index, path, fd, st.st_rdev, e,
+			   flags & LRAID_ADD_READD);
+		break;
+	}
+	if (!e)
+		add_report(ctl, index, path, st.st_rdev,
+			   flags & LRAID_ADD_READD);
+	close(ctl);
+	close(fd);
+	return e;
+}
+
+/*
  * add lraidN DEVICE: as mdadm --add into a degraded array. The kernel
  * gives DEVICE the lowest failed or missing role (the role it failed in,
  * if it is that failed member) and rebuilds the role onto it from the
@@ -2720,56 +2791,59 @@ static int cmd_remove(int argc, char **argv)
  */
 static int cmd_add(int argc, char **argv, uint32_t flags)
 {
-	struct lraid_ioc_add c = { .flags = flags };
-	struct stat st;
-	int ctl, fd, tries = 0;
+	uint32_t index;
 
 	if (argc != 3)
 		return usage();
-	if (parse_array(argv[1], &c.index))
+	if (parse_array(argv[1], &index))
 		return 1;
-	fd = open(argv[2], O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		err("cannot open %s: %s", argv[2], strerror(errno));
-		return 1;
-	}
-	if (fstat(fd, &st)) {
-		err("cannot stat %s: %s", argv[2], strerror(errno));
-		close(fd);
-		return 1;
-	}
-	if (!S_ISBLK(st.st_mode)) {
-		err("%s is not a block device: %s", argv[2], strerror(ENOTBLK));
-		close(fd);
-		return 1;
-	}
-	c.fd = fd;
-	ctl = open_control();
-	if (ctl < 0) {
-		close(fd);
-		return 1;
-	}
-	/*
-	 * Busy: see add_busy_why(), or a create or assemble of the index
-	 * runs. That may have ended before being_created() asks, so a busy
-	 * answer is tried once more (a refused add changes nothing), as
-	 * fail does.
-	 */
-	while (ioctl(ctl, LRAID_IOC_ADD, &c)) {
-		int e = errno;
+	return add_device(index, argv[2], flags, O_RDWR) ? 1 : 0;
+}
 
-		if (e == EBUSY && !being_created(ctl, c.index) && !tries++)
-			continue;
-		add_failed(ctl, c.index, argv[2], fd, st.st_rdev, e,
-			   flags & LRAID_ADD_READD);
-		close(ctl);
-		close(fd);
-		return 1;
+/*
+ * incremental DEV of array @index, which runs: as mdadm --incremental
+ * with its default policy (action=re-add), DEV is re-added
+ * (LRAID_ADD_READD) when the array has a write-intent bitmap, DEV is not
+ * one of its members and the role its superblock names is failed or
+ * missing (not being rebuilt onto another device); the kernel decides
+ * whether the bitmap covers what DEV missed. A refusal (ESTALE) leaves
+ * DEV alone: a full rebuild is never started by itself (mdadm's
+ * force-spare policy, which lraid has not), it takes lraidctl add. What
+ * happened is said with --quiet too, as an assembly is. Returns -1 when
+ * DEV is not one to re-add, nothing done (said unless quiet when only its
+ * role stands in the way), 0 when re-added, 1 when the re-add was
+ * refused or failed (printed).
+ */
+static int incremental_readd(int ctl, int index,
+			     const struct assemble_opts *o)
+{
+	const struct lraid_ioc_member *m = NULL;
+	struct lraid_ioc_info c;
+	struct stat st;
+	int i, e;
+
+	if (array_info(ctl, index, &c) || !c.bitmap_region_sectors ||
+	    stat(o->dev, &st) || !S_ISBLK(st.st_mode) ||
+	    member_of(&c, st.st_rdev))
+		return -1;
+	for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++)
+		if (c.members[i].role == o->sb->role)
+			m = &c.members[i];
+	if (!m || m->state != LRAID_MEMBER_FAULTY) {
+		if (!o->quiet)
+			err("%s: role %u of lraid%d, which its superblock names, is %s: not re-added",
+			    o->dev, o->sb->role, index,
+			    !m ? "not one of the array's" :
+			    m->state == LRAID_MEMBER_REBUILDING ?
+			    "being rebuilt onto another device" :
+			    "held by another device that works");
+		return -1;
 	}
-	add_report(ctl, c.index, argv[2], st.st_rdev, flags & LRAID_ADD_READD);
-	close(ctl);
-	close(fd);
-	return 0;
+	e = add_device(index, o->dev, LRAID_ADD_READD, O_RDONLY);
+	if (e == ESTALE && !o->quiet)
+		err("%s: not added to lraid%d: incremental starts no full rebuild (lraidctl add lraid%d %s does one)",
+		    o->dev, index, index, o->dev);
+	return e ? 1 : 0;
 }
 
 /* "[--json] NAME": 0, or -1 for a usage error */

@@ -17,6 +17,20 @@
 #   - a member missing: it waits, and --run starts it degraded (as mdadm
 #     -IR); later, with every member back, the role recorded failed does
 #     not hold it up (it starts degraded as it stopped);
+#   - re-add (mdadm's default policy action=re-add): RAID5 x4 with a
+#     write-intent bitmap (a bit per MiB, bitmap_delay 1), written whole
+#     by fio (crc32c) in two slices, no bit left set; role 1 failed and
+#     removed, the first 4 MiB rewritten (D of M bits set), then
+#     incremental --quiet on its device, as udev would: "re-added", the
+#     kernel log "re-added as role 1" and "rebuilding the D of M bitmap
+#     regions", the rebuild done, every member active, the array reads
+#     back as it did degraded, the data verifies, a check finds 0.
+#     Stale: role 3 failed, removed and rebuilt in full onto a fresh
+#     device; with role 2 out, incremental on role 3's old device
+#     adds nothing (its role works: exit 0) and on role 2's device
+#     re-adds it; with the fresh device failed and removed, the old one
+#     is refused (exit 1, "Stale file handle", no full rebuild): nothing
+#     added, its superblock as it was, the array still degraded;
 #   - on loop members (which udev watches: a close after writing makes it
 #     send a change event), a set the kernel would refuse (not stopped
 #     cleanly and degraded) is refused with the reason, by hand and through
@@ -30,7 +44,7 @@
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
 . "$(dirname "$0")/1-helpers.bash"
-lr_need udevadm
+lr_need udevadm fio
 lr_setup
 udev=1
 if ! udevadm control --ping 2>/dev/null; then
@@ -182,6 +196,154 @@ inc "$LR_TMP/o" "${LR_M[3]}"
 [ "$(cat /sys/block/lraid0/lraid/failed)" = 3 ] ||
 	lr_fail "failed roles after: $(cat /sys/block/lraid0/lraid/failed)"
 [ "$(lr_sha /dev/lraid0 32768)" = "$sum" ] || lr_fail "data differs after"
+"$LRAIDCTL" stop lraid0 || lr_fail stop
+
+lr_log "re-add through incremental: RAID5 x4 with a write-intent bitmap"
+lr_nullb_drop || lr_fail "null_blk devices still held"
+# bits of idle regions cleared a second after their last write
+echo 1 >/sys/module/lraid/parameters/bitmap_delay || lr_fail "bitmap_delay 1"
+lr_members nullb 4 8
+lr_create lraid0 --level 5 --chunk 64K --bitmap=internal --bitmap-chunk=1M \
+	"${LR_M[@]}"
+sys=/sys/block/lraid0/lraid
+M=$(cat "$sys/bitmap_regions")
+[ "$M" -ge 6 ] || lr_fail "bitmap_regions $M on 8 MiB members"
+
+# slice NAME OFFSET SIZE SEED [FIO-ARG...]: bytes OFFSET, SIZE of lraid0
+# written by fio with SEED (verified), its job kept for verify_slices
+declare -A slices
+slice() {
+	slices[$1]="--offset=$2 --size=$3 --rw=write --bs=64k --iodepth=8 --randseed=$4"
+	# shellcheck disable=SC2086 # the job's words
+	lr_fio /dev/lraid0 "$1" ${slices[$1]} "${@:5}"
+}
+# verify_slices: each slice's blocks check out (fio verify_only holds
+# each block to its own header: one an earlier job left passes too)
+verify_slices() {
+	local s
+	for s in "${!slices[@]}"; do
+		# shellcheck disable=SC2086
+		lr_fio /dev/lraid0 "$s" ${slices[$s]} --verify_only
+	done
+}
+# wait_sys FILE VALUE SECS: lraid0's sysfs FILE reads VALUE within SECS
+wait_sys() {
+	local v end=$((SECONDS + $3))
+	while read -r v <"$sys/$1" && [ "$v" != "$2" ]; do
+		[ $SECONDS -lt "$end" ] || lr_fail "$sys/$1 still '$v' after $3 s, expected '$2'"
+		sleep 0.2
+	done
+}
+# out DEV: DEV failed and removed from lraid0
+out() {
+	"$LRAIDCTL" fail lraid0 "$1" 2>/dev/null || lr_fail "fail $1"
+	"$LRAIDCTL" remove lraid0 "$1" 2>/dev/null || lr_fail "remove $1"
+}
+# rebuilt: the pass ends within 60 s, every member active
+rebuilt() {
+	wait_sys sync_action idle 60
+	lr_not_failed lraid0
+}
+# klog: the kernel log since the mark into $log (read once: dmesg is
+# slow on the debug kernel)
+klog() {
+	log=$(lr_klog) || lr_fail "cannot read the kernel log from the mark"
+}
+# readded DEV ROLE D: the kernel log since the mark shows DEV re-added
+# as ROLE over D of the M bitmap regions, and in sync
+readded() {
+	local e
+	klog
+	for e in "lraid0: $(basename "$1") re-added as role $2 " \
+		"lraid0: recover started: re-adding role $2, rebuilding the $3 of $M bitmap regions" \
+		"lraid0: recover done: $(basename "$1") (role $2) is in sync"; do
+		grep -qF "$e" <<<"$log" ||
+			lr_fail "no '$e' in the kernel log: $(grep lraid <<<"$log")"
+	done
+}
+# sum: sha256 of all of lraid0, read around the page cache (a copy read
+# while degraded must not answer for the members read after)
+sum() {
+	dd if=/dev/lraid0 bs=1M iflag=direct status=none | sha256sum
+}
+# dirty: the bits set now, some but not every region
+dirty() {
+	D=$(cat "$sys/bitmap_dirty")
+	if [ "$D" -le 0 ] || [ "$D" -ge "$M" ]; then
+		lr_fail "bitmap_dirty $D of $M after writes while degraded"
+	fi
+}
+
+size=$(blockdev --getsize64 /dev/lraid0)
+slice w 0 4M 1 --do_verify=0
+slice rest 4M $((size - 4 * 1048576)) 2 --do_verify=0
+wait_sys bitmap_dirty 0 15
+out "${LR_M[1]}"
+slice w 0 4M 3
+dirty
+# role 1's blocks from the others' parity: what it must hold once back
+want=$(sum)
+lr_klog_mark
+inc "$LR_TMP/o" --quiet "${LR_M[1]}"
+grep -q "re-added ${LR_M[1]} to lraid0" "$LR_TMP/o" ||
+	lr_fail "incremental --quiet on a member back: $(cat "$LR_TMP/o")"
+rebuilt
+readded "${LR_M[1]}" 1 "$D"
+# fio's verify_only passes blocks another job left (their checksums
+# hold): a region left out of the rebuild shows here, and in the check
+[ "$(sum)" = "$want" ] || lr_fail "lraid0 reads back otherwise after the re-add"
+verify_slices
+"$LRAIDCTL" action check --wait lraid0 >/dev/null || lr_fail check
+[ "$(cat "$sys/last_sync_action")" = check ] || lr_fail "no check ran"
+[ "$(cat "$sys/mismatch_cnt")" = 0 ] || lr_fail "check: mismatch_cnt $(cat "$sys/mismatch_cnt")"
+lr_log "role 1 re-added over $D of $M regions: data verified, check 0"
+
+# role 3 rebuilt in full onto a fresh device: its old one is stale
+old=${LR_M[3]}
+out "$old"
+lr_nullb "nullb${#LR_NULLB[@]}" 8
+fresh=$LR_DEV
+"$LRAIDCTL" add lraid0 "$fresh" 2>/dev/null || lr_fail "add $fresh"
+rebuilt
+sb_old=$(lr_sbsum "$old")
+out "${LR_M[2]}"
+lr_klog_mark
+inc "$LR_TMP/o" --quiet "$old"
+[ ! -s "$LR_TMP/o" ] || lr_fail "--quiet printed for $old: $(cat "$LR_TMP/o")"
+inc "$LR_TMP/o" "$old"
+grep -q "role 3 of lraid0, which its superblock names, is held by another device that works: not re-added" "$LR_TMP/o" ||
+	lr_fail "incremental on $old, its role working: $(cat "$LR_TMP/o")"
+[ "$(cat "$sys/failed")" = 2 ] || lr_fail "failed roles: $(cat "$sys/failed")"
+D=$(cat "$sys/bitmap_dirty")
+inc "$LR_TMP/o" "${LR_M[2]}"
+grep -q "already running as /dev/lraid0" "$LR_TMP/o" ||
+	lr_fail "incremental on role 2's device back: $(cat "$LR_TMP/o")"
+grep -q "re-added ${LR_M[2]} to lraid0" "$LR_TMP/o" ||
+	lr_fail "incremental on role 2's device back: $(cat "$LR_TMP/o")"
+rebuilt
+readded "${LR_M[2]}" 2 "$D"
+out "$fresh"
+lr_klog_mark
+if "$LRAIDCTL" incremental --quiet "$old" 2>"$LR_TMP/o"; then
+	lr_fail "incremental re-added or added $old, stale beyond the bitmap: $(cat "$LR_TMP/o")"
+fi
+grep -q "re-add $old to lraid0 refused: Stale file handle" "$LR_TMP/o" ||
+	lr_fail "refusal of $old: $(cat "$LR_TMP/o")"
+if "$LRAIDCTL" incremental "$old" 2>"$LR_TMP/o"; then
+	lr_fail "incremental (not --quiet) on $old exited 0"
+fi
+grep -q "not added to lraid0: incremental starts no full rebuild" "$LR_TMP/o" ||
+	lr_fail "incremental on $old: $(cat "$LR_TMP/o")"
+klog
+grep -qF "re-add: $(basename "$old") is not a member that left the array recently enough for its bitmap (it left before the bits were last cleared)" <<<"$log" ||
+	lr_fail "no re-add refusal in the kernel log: $(grep lraid <<<"$log")"
+if grep -Eq "$(basename "$old") (re-)?added as role|recover started" <<<"$log"; then
+	lr_fail "$old was added: $(grep lraid <<<"$log")"
+fi
+[ "$(cat "$sys/failed")" = 3 ] || lr_fail "failed roles after: $(cat "$sys/failed")"
+[ "$(cat "$sys/sync_action")" = idle ] || lr_fail "sync_action $(cat "$sys/sync_action")"
+[ "$(lr_sbsum "$old")" = "$sb_old" ] || lr_fail "$old's superblock was written"
+lr_log "stale device left out: its role working, then refused"
 "$LRAIDCTL" stop lraid0 || lr_fail stop
 
 if [ $udev = 1 ]; then
