@@ -461,8 +461,8 @@ void lraid_bitmap_stop(struct lraid_array *a);
 void lraid_bitmap_quiesce(struct lraid_array *a);
 void lraid_bitmap_delay_changed(struct lraid_array *a);
 void lraid_bitmap_free(struct lraid_array *a);
-void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1);
-void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1);
+void __lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1);
+void __lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1);
 bool lraid_bitmap_ready(struct lraid_array *a, u64 s0, u64 s1);
 bool lraid_bitmap_dirty(struct lraid_array *a, u64 stripe, u64 *next);
 bool lraid_bitmap_scope(struct lraid_array *a, bool resync, u32 *dirty,
@@ -570,6 +570,23 @@ static inline bool lraid_hold(struct lraid_array *a, struct list_head *node,
 	if (likely(READ_ONCE(a->failed) == READ_ONCE(a->failed_recorded)))
 		return false;
 	return __lraid_hold(a, node, list);
+}
+
+/*
+ * A write, discard or write-zeroes to stripes [@s0, @s1) is about to be
+ * queued, or its member I/O has ended (lraid_bitmap.c); one load without
+ * a bitmap.
+ */
+static inline void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1)
+{
+	if (a->bm)
+		__lraid_bitmap_start(a, s0, s1);
+}
+
+static inline void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1)
+{
+	if (a->bm)
+		__lraid_bitmap_end(a, s0, s1);
 }
 
 #endif /* LRAID_H */

@@ -226,13 +226,11 @@ static void lraid_bm_set(struct lraid_bitmap *bm, u32 r)
  * queued: take the counts of their regions, the bits on disk first. May
  * sleep (task context; see lraid_bitmap_ready() for REQ_NOWAIT).
  */
-void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1)
+void __lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1)
 {
 	struct lraid_bitmap *bm = a->bm;
 	u32 r, r1;
 
-	if (!bm)
-		return;
 	r1 = lraid_bm_region(bm, s1 - 1);
 	for (r = lraid_bm_region(bm, s0); r <= r1; r++) {
 		if (!test_bit(r, bm->touched))
@@ -243,13 +241,11 @@ void lraid_bitmap_start(struct lraid_array *a, u64 s0, u64 s1)
 }
 
 /* Its member I/O has ended: drop what lraid_bitmap_start() took. */
-void lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1)
+void __lraid_bitmap_end(struct lraid_array *a, u64 s0, u64 s1)
 {
 	struct lraid_bitmap *bm = a->bm;
 	u32 r, r1;
 
-	if (!bm)
-		return;
 	r1 = lraid_bm_region(bm, s1 - 1);
 	for (r = lraid_bm_region(bm, s0); r <= r1; r++)
 		atomic_dec(&bm->count[r]);
