@@ -1891,9 +1891,11 @@ static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
  * Is @b a member of @a that left it in sync at or after the last pass with
  * every role working (a->bitmap_events), so that the write-intent bitmap
  * records every write it missed? Its superblock in @info (decoded, or
- * info->events 0), read into @page. *@role: the role to give it; if
- * @move, moved to the one its superblock names when that is failed, has
- * no device and the old one's device (if any) does not overlap @b.
+ * info->events 0), read into @page. *@role: the role to give it, changed
+ * only for a re-add (true): if @move, to the one its superblock names when
+ * that is failed, has no device and the old one's device (if any) does not
+ * overlap @b. A plain add keeps the role lraid_add_role() chose, whose
+ * slot the caller fills.
  */
 static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 			    struct page *page, struct lraid_sb_info *info,
@@ -1901,6 +1903,7 @@ static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 {
 	struct block_device *old = a->members[*role].b.bdev;
 	const struct lraid_geom *g = &a->geom;
+	unsigned int to = *role;
 	const char *why = "";
 
 	memset(info, 0, sizeof(*info));
@@ -1915,8 +1918,8 @@ static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 	    !test_bit(info->role, &a->rebuilding) &&
 	    !a->members[info->role].b.bdev &&
 	    (!old || !lraid_bdev_overlap(old, b)))
-		*role = info->role;
-	if (!a->bm || info->role != *role || !lraid_sb_in_sync(info) ||
+		to = info->role;
+	if (!a->bm || info->role != to || !lraid_sb_in_sync(info) ||
 	    info->level != g->level || info->nr_members != g->nr_members ||
 	    info->chunk_sectors != g->chunk_sectors ||
 	    info->data_offset != a->data_offset ||
@@ -1926,7 +1929,10 @@ static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 	why = info->events < a->bitmap_events || info->events > a->events ?
 	      "" : NULL;
 	mutex_unlock(&a->sb_mutex);
-	return !why;
+	if (why)
+		return false;
+	*role = to;
+	return true;
 }
 
 /*

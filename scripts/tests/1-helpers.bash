@@ -472,6 +472,29 @@ lr_ref_reads() {
 		cmp -s - "$LR_TMP/ref" || lr_fail "$1: lraid0 reads other bytes"
 }
 
+# fio's crc32c verify with --verify_only checks that each block is
+# self-consistent and carries its own offset, not which write it came
+# from: a block an older fio run left (a member rebuilt from stale data,
+# a region a re-add skipped) passes. A scenario that can go stale takes a
+# snapshot of what the array reads while it is known right and compares
+# later reads with it byte for byte (a copy in the guest's tmpfs: for
+# arrays of tens of MiB).
+# lr_snap NAME [DEV]: what DEV (lraid0) reads, in $LR_TMP/snap.NAME
+lr_snap() {
+	dd if="${2:-/dev/lraid0}" of="$LR_TMP/snap.$1" bs=1M iflag=direct \
+		status=none || lr_fail "read ${2:-/dev/lraid0} for snapshot $1"
+	[ -s "$LR_TMP/snap.$1" ] || lr_fail "snapshot $1 is empty"
+}
+
+# lr_snap_cmp NAME WHAT [DEV]: DEV (lraid0) reads as when snapshot NAME
+# was taken; else WHAT fails, naming the first byte that differs
+lr_snap_cmp() {
+	local dev=${3:-/dev/lraid0} out
+	out=$(dd if="$dev" bs=1M iflag=direct status=none |
+		cmp - "$LR_TMP/snap.$1" 2>&1) ||
+		lr_fail "$2: $dev reads other bytes than at snapshot $1: ${out:-read failed}"
+}
+
 # lr_bad_raid5: lraid0, RAID5 x4 with 64 KiB chunks, over four new
 # lraid-bad members on loop (LR_M); each must offer discard and
 # write-zeroes (else the scenario is skipped), and so must lraid0. It

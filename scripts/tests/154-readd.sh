@@ -13,7 +13,9 @@
 # of the array, regions 0-3) and tail (the rest). Writes while members
 # are out rewrite head (random 4-64 KiB writes, each block once) with a
 # new seed; the data verifies when both jobs read back (verify_only),
-# head as its last write left it.
+# head as its last write left it, and the array reads byte for byte as
+# right after the last write (lr_snap: verify_only alone passes a block
+# an older write left).
 # A re-add counts as done when lraidctl add (or re-add) said so, the
 # kernel log has "DEV re-added as role R (events E, array at F)" and
 # "recover started: re-adding role R, rebuilding the D of M bitmap
@@ -62,6 +64,15 @@
 #     role 1 stays failed); both kept the overwritten bytes, the data
 #     verifies, a check finds 0, and with roles 0 and 2 failed (zeroed)
 #     the data verifies from roles 1, 3 and 4.
+#   - RAID6 x5 without a bitmap, two out: roles 1 and 3 failed and
+#     removed, head rewritten; role 3's device added first is no re-add:
+#     it takes the lowest failed role, 1 (its superblock's role 3 is not
+#     followed), and is rebuilt in full ("added as role 1"), then role 1's
+#     device takes role 3 the same way; detail shows both where they went,
+#     their superblocks carry those roles, the data verifies, a check
+#     finds 0, and a stop and assemble find every member in sync (a
+#     device given one slot while the rebuild wrote another left the
+#     array with a member in a role it was not rebuilt for).
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -206,6 +217,7 @@ fill() {
 	tail_job=(--name=tail "--offset=$HEAD" "--size=$((size - HEAD))" --rw=write
 		--bs=1M --randseed=$((++SEED)))
 	fio_run --do_verify=0 "${head_job[@]}" "${tail_job[@]}"
+	lr_snap cur
 }
 
 # head_new: head rewritten, random 4-64 KiB writes (each block once)
@@ -213,11 +225,13 @@ head_new() {
 	head_job=(--name=head --offset=0 "--size=$HEAD" --rw=randwrite
 		--bsrange=4k-64k --randseed=$((++SEED)))
 	fio_run --do_verify=0 "${head_job[@]}"
+	lr_snap cur
 }
 
 # verify WHAT: head and tail read back as last written
 verify() {
 	fio_run --verify_only "${head_job[@]}" "${tail_job[@]}"
+	lr_snap_cmp cur "$1"
 	lr_log "data verified: $1"
 }
 
@@ -504,4 +518,36 @@ verify "both re-added"
 pass_check
 fail_wipe 0 2
 verify "roles 0 and 2 failed"
+
+# ---------------------------------------------------------------------
+lr_log "RAID6 x5, no bitmap: roles 1 and 3 out, added back in full"
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+LR_ARRAYS=()
+lr_nullb_drop || lr_fail "null_blk devices still held"
+lr_members nullb 5 "$MB"
+m=("${LR_M[@]}")
+lr_create lraid0 --level 6 --chunk 64K --bitmap=none "${m[@]}"
+is bitmap_regions 0
+fill
+for r in 1 3; do
+	"$LRAIDCTL" fail lraid0 "${m[$r]}" >/dev/null || lr_fail "fail ${m[$r]}"
+	"$LRAIDCTL" remove lraid0 "${m[$r]}" >/dev/null ||
+		lr_fail "remove ${m[$r]}"
+done
+head_new
+add "${m[3]}"
+rebuilt 1 "${m[3]}" full
+is failed 3
+add "${m[1]}"
+rebuilt 3 "${m[1]}" full
+verify "old members added in full to the other's role"
+pass_check
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+LR_ARRAYS=()
+"$LRAIDCTL" assemble lraid0 "${m[@]}" >/dev/null || lr_fail "assemble lraid0"
+LR_ARRAYS=(lraid0)
+is failed ""
+row 1 "active sync" "${m[3]}"
+row 3 "active sync" "${m[1]}"
+verify "assembled again"
 echo "PASS: re-added members are rebuilt over the bitmap's regions only, stale ones in full"
