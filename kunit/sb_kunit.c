@@ -670,6 +670,67 @@ static void sb_check_set(struct kunit *test)
 }
 
 /*
+ * A rebuild of role 2 of a RAID5 x4 that a clean stop interrupted: the
+ * stop wrote the others with role 2 failed and the new member with role 2
+ * failed too, recovery_offset 4096, at the same count. It goes on at
+ * assembly; not once the others moved on without it, nor with --force,
+ * nor after an unclean stop, nor for a member that does not record its
+ * own role failed.
+ */
+static void sb_resumable(struct kunit *test)
+{
+	struct lraid_sb_info *sbs;
+	struct lraid_sb_roles r;
+	unsigned int fresh, i;
+	const char *why;
+
+	sbs = kunit_kzalloc(test, 4 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+	sb_set(sbs, 5, 4);
+	for (i = 0; i < 4; i++)
+		sbs[i].failed_mask = 0x4;
+	sbs[2].recovery_offset = 4096;
+	KUNIT_ASSERT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	KUNIT_EXPECT_EQ(test, fresh, 0xbU);
+	lraid_sb_roles(sbs, 4, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.failed, 0x4U);
+	KUNIT_EXPECT_NE(test, lraid_sb_newest(sbs, 4), 2U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 2U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, true), 4U);
+	/* offered alone with two others, first: the same member */
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs + 1, 3, r.failed, false),
+			1U);
+
+	/* the others ran on: one pass (the start) and the stop's */
+	for (i = 0; i < 4; i++)
+		if (i != 2)
+			sbs[i].events = 44;
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 4U);
+	sbs[2].events = 44;
+
+	/* not stopped clean */
+	sbs[0].state = 0;
+	sbs[1].state = 0;
+	sbs[3].state = 0;
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 4U);
+	sb_set(sbs, 5, 4);
+	for (i = 0; i < 4; i++)
+		sbs[i].failed_mask = 0x4;
+	sbs[2].recovery_offset = 4096;
+
+	/* in sync, or not recording its own role failed */
+	sbs[2].recovery_offset = LRAID_SB_IN_SYNC;
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 4U);
+	sbs[2].recovery_offset = 4096;
+	sbs[2].failed_mask = 0;
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 4U);
+	sbs[2].failed_mask = 0x4;
+	/* the set does not record the role failed */
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, 0, false), 4U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 2U);
+}
+
+/*
  * Check the set @sbs[0..n-1] (lraid_sb_check_set() returns @ret) and the
  * role masks lraid_sb_roles() makes of it; unusable must be the union.
  */
@@ -1023,6 +1084,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_roles),
 	KUNIT_CASE(sb_force),
 	KUNIT_CASE(sb_force_tie),
+	KUNIT_CASE(sb_resumable),
 	KUNIT_CASE(sb_newest_disagree),
 	KUNIT_CASE(sb_plan),
 	{}

@@ -392,6 +392,16 @@ struct lraid_array {
 	u8 sync_action;			/* LRAID_SYNC_*: the pass running */
 	u8 sync_role;			/* LRAID_SYNC_RECOVER: the role rebuilt */
 	bool sync_readd;		/* ... only where the bitmap has bits */
+	u64 sync_from;			/* ... from this member sector on */
+	/*
+	 * A full rebuild the stop interrupted (sync_mutex): its role and
+	 * the member sector it had rebuilt up to, or resume_role U8_MAX.
+	 * Set by the pass the stop ended, for the superblock the stop
+	 * writes to the new member (recovery_offset), and by an assemble
+	 * that found such a member, for the pass it starts.
+	 */
+	u8 resume_role;
+	u64 resume_sector;
 	u8 last_sync;			/* the last pass's, LRAID_SYNC_NONE */
 	bool sync_dead;			/* stopping: no pass starts */
 	bool sync_abort;		/* the pass stops at its next stripe */
@@ -504,7 +514,8 @@ extern struct device_attribute dev_attr_sync_speed_min;
 extern struct device_attribute dev_attr_sync_speed_max;
 void lraid_sync_init(struct lraid_array *a);
 void lraid_sync_resync(struct lraid_array *a);
-int lraid_sync_recover(struct lraid_array *a, unsigned int role, bool readd);
+int lraid_sync_recover(struct lraid_array *a, unsigned int role, bool readd,
+		       u64 from);
 bool lraid_sync_busy(struct lraid_array *a);
 void lraid_sync_stop(struct lraid_array *a);
 

@@ -1197,7 +1197,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				const struct lraid_sb_info *sbs,
 				unsigned int newest, bool force, u32 *forced)
 {
-	unsigned int i, other, fresh, strict;
+	unsigned int i, other, fresh, strict, resume;
 	struct lraid_member *tmp;
 	struct lraid_sb_roles r;
 	const char *why = "";
@@ -1223,8 +1223,13 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	if (ret && hweight32(r.unusable) <= r.tolerate)
 		ret = 0;
 	recorded = lraid_sb_failed(sbs, nr);
+	resume = ret ? nr : lraid_sb_resumable(sbs, nr, r.failed, force);
 	for (i = 0; i < nr; i++) {
-		if (!ret && ((fresh & ~strict) & BIT(i)))
+		if (i == resume)
+			pr_info("lraid%d: %pg (role %u) was being rebuilt when the array stopped, up to sector %llu of %llu: the rebuild goes on from there\n",
+				a->index, a->members[i].b.bdev, sbs[i].role,
+				sbs[i].recovery_offset, sbs[i].data_size);
+		else if (!ret && ((fresh & ~strict) & BIT(i)))
 			pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
 				sbs[i].events, sbs[newest].events,
@@ -1260,6 +1265,19 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	memset(a->members, 0, sizeof(a->members));
 	*forced = 0;
 	for (i = 0; i < nr; i++) {
+		if (i == resume) {
+			/*
+			 * In its slot, the role failed until rebuilt, and
+			 * written from the first write of the run on, as a
+			 * member being rebuilt: the part below
+			 * recovery_offset is not rebuilt again.
+			 */
+			a->members[sbs[i].role] = tmp[i];
+			a->resume_role = sbs[i].role;
+			a->resume_sector = sbs[i].recovery_offset;
+			set_bit(sbs[i].role, &a->rebuilding);
+			continue;
+		}
 		if (!(fresh & BIT(i))) {
 			lraid_compat_close(&tmp[i].b);
 			continue;
@@ -1306,6 +1324,26 @@ static int lraid_assemble_claim(struct lraid_array *a,
 	}
 	mutex_unlock(&lraid_ctl_mutex);
 	return ret;
+}
+
+/*
+ * Go on with the rebuild a stop interrupted (lraid_sb_resumable()): the
+ * member is in its slot, its role failed and marked rebuilding since
+ * before the disk went live (lraid_assemble_roles()), so every write of
+ * this run reached it, as an added member's (lraid_array_add()).
+ */
+static void lraid_array_resume(struct lraid_array *a)
+{
+	unsigned int role = a->resume_role;
+
+	mutex_lock(&a->sync_mutex);
+	a->resume_role = U8_MAX;
+	mutex_unlock(&a->sync_mutex);
+	if (lraid_sync_recover(a, role, false, a->resume_sector)) {
+		clear_bit(role, &a->rebuilding);
+		pr_warn("lraid%d: the rebuild of role %u could not go on (a pass runs): lraidctl add rebuilds it\n",
+			a->index, role);
+	}
 }
 
 static int __lraid_array_assemble(int index, unsigned int nr,
@@ -1412,6 +1450,8 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	mutex_unlock(&a->sb_mutex);
 	if (unsynced && !READ_ONCE(a->failed))
 		lraid_sync_resync(a);
+	if (a->resume_role != U8_MAX)
+		lraid_array_resume(a);
 	kfree(sbs);
 	return 0;
 
@@ -1465,6 +1505,42 @@ static void lraid_members_flush(struct lraid_array *a)
 			a->index);
 }
 
+/*
+ * The stop ended a full rebuild (a->resume_role, lraid_sync.c): the new
+ * member's superblock records its role failed, as the others do, how far
+ * the rebuild got (recovery_offset) and the count the others now hold,
+ * after a flush of what the rebuild wrote to it. Only when the stop marks
+ * the array clean: the next assemble with it goes on from there
+ * (lraid_sb_resumable()). After a crash the member holds no superblock
+ * of this run and is added again.
+ */
+static void lraid_sb_write_resume(struct lraid_array *a)
+{
+	const struct lraid_geom *g = &a->geom;
+	unsigned int role = a->resume_role;
+	u32 failed = READ_ONCE(a->failed);
+	struct block_device *b;
+	int err;
+
+	lockdep_assert_held(&a->sb_mutex);
+	if (role >= g->nr_members || !a->clean || !(failed & BIT(role)) ||
+	    !a->members[role].b.bdev)
+		return;
+	b = a->members[role].b.bdev;
+	lraid_sb_fill(a, a->sb_buf, role, failed);
+	a->sb_buf->recovery_offset = a->resume_sector;
+	lraid_sb_encode(a->sb_buf, page_address(a->sb_page));
+	err = lraid_sb_io(b, a->sb_page, REQ_OP_WRITE | REQ_SYNC |
+			  REQ_PREFLUSH | REQ_FUA);
+	if (err)
+		pr_warn("lraid%d: cannot record on %pg how far the rebuild of role %u got (%d): the next add rebuilds it from the start\n",
+			a->index, b, role, err);
+	else
+		pr_info("lraid%d: rebuild of role %u onto %pg stopped at sector %llu of %llu: assembled with it, the array goes on from there\n",
+			a->index, role, b, a->resume_sector,
+			(unsigned long long)g->member_sectors);
+}
+
 static void lraid_array_teardown(struct lraid_array *a)
 {
 	lraid_holders_unlink(a);
@@ -1482,6 +1558,7 @@ static void lraid_array_teardown(struct lraid_array *a)
 	a->at_rest = true;
 	if (lraid_sb_write_all(a, false, NULL))
 		pr_err("lraid%d: could not mark the array clean\n", a->index);
+	lraid_sb_write_resume(a);
 	mutex_unlock(&a->sb_mutex);
 	if (a->unsynced)
 		pr_warn("lraid%d: left marked not clean: no complete repair pass resynced parity after the unclean shutdown or the --force start\n",
@@ -1925,6 +2002,13 @@ static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 	    info->data_offset != a->data_offset ||
 	    info->data_size != g->member_sectors)
 		return false;
+	/*
+	 * It ran apart from the array (started degraded without roles the
+	 * array has working, e.g. half of a RAID6 started alone): it took
+	 * writes the array's bitmap does not record.
+	 */
+	if (info->failed_mask & ~READ_ONCE(a->failed))
+		return false;
 	mutex_lock(&a->sb_mutex);
 	why = info->events < a->bitmap_events || info->events > a->events ?
 	      "" : NULL;
@@ -2007,6 +2091,8 @@ int lraid_array_add(int index, dev_t dev, bool readd_only)
 				    !a->bm ? "the array has no bitmap" :
 				    !lraid_sb_in_sync(info) ? "it was not in sync" :
 				    info->role != role ? "its role is not free" :
+				    info->failed_mask & ~READ_ONCE(a->failed) ?
+				    "it records roles failed that the array has working: it ran apart from it" :
 				    "it left before the bits were last cleared");
 		ret = -ESTALE;
 		goto out_close;
@@ -2035,7 +2121,7 @@ int lraid_array_add(int index, dev_t dev, bool readd_only)
 	set_bit(role, &a->rebuilding);
 	lraid_unquiesce(a, &all);
 
-	ret = lraid_sync_recover(a, role, readd);
+	ret = lraid_sync_recover(a, role, readd, 0);
 	if (ret)
 		clear_bit(role, &a->rebuilding);
 	else if (readd)

@@ -431,6 +431,32 @@ bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_split);
 
+unsigned int lraid_sb_resumable(const struct lraid_sb_info *sbs,
+				unsigned int n, u32 failed, bool force)
+{
+	const struct lraid_sb_info *ref;
+	unsigned int i;
+
+	if (!n)
+		return n;
+	ref = &sbs[lraid_sb_newest(sbs, n)];
+	if (force || !(ref->state & LRAID_SB_STATE_CLEAN))
+		return n;
+	for (i = 0; i < n; i++) {
+		const struct lraid_sb_info *sb = &sbs[i];
+
+		if (sb->role < 32 && !lraid_sb_in_sync(sb) &&
+		    sb->events == ref->events &&
+		    (sb->state & LRAID_SB_STATE_CLEAN) &&
+		    sb->failed_mask == ref->failed_mask &&
+		    (sb->failed_mask & (1U << sb->role)) &&
+		    (failed & (1U << sb->role)))
+			return i;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_resumable);
+
 /*
  * Whether @sb serves the array @ref (the newest superblock) describes.
  * One event behind is fresh, as in md and mdadm: every superblock pass

@@ -288,6 +288,18 @@ u32 lraid_sb_failed(const struct lraid_sb_info *sbs, unsigned int n);
 bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 		    unsigned int *x, unsigned int *y);
 
+/*
+ * The member of @sbs[0..n-1] a stop left part rebuilt, if the rebuild can
+ * go on with it at assembly: the array was stopped clean, not --force
+ * (@force), and the member got that stop's superblock pass: the count and
+ * failed set of the newest, its own role among them and among @failed
+ * (what the set records, lraid_sb_roles()), recovery_offset short of
+ * IN_SYNC. Every write of that run below recovery_offset reached it (it
+ * was rebuilding). Its index, or @n.
+ */
+unsigned int lraid_sb_resumable(const struct lraid_sb_info *sbs,
+				unsigned int n, u32 failed, bool force);
+
 #define LRAID_SB_WHY_SPLIT \
 	"members at the newest event count record each other failed: parts of the array ran apart; assemble the members of one part by name"
 

@@ -621,23 +621,30 @@ static void lraid_sync_work(struct work_struct *work)
 	mutex_lock(&a->sync_mutex);
 	action = a->sync_action;
 	readd = action == LRAID_SYNC_RECOVER && a->sync_readd;
+	/* a rebuild a stop interrupted goes on where it got to */
+	stripe = 0;
+	if (action == LRAID_SYNC_RECOVER && !readd)
+		stripe = a->sync_from >> g->chunk_shift;
 	mutex_unlock(&a->sync_mutex);
 	name = lraid_sync_names[action];
 
 	s = lraid_sync_alloc(a, action);
 	if (!s) {
 		why = "out of memory";
-		stripe = 0;
 		goto out;
 	}
 	s->role = READ_ONCE(a->sync_role);
 	s->failed = READ_ONCE(a->failed);
 	/* a resync goes on where the last one stopped (resync_offset) */
-	stripe = 0;
 	if (action == LRAID_SYNC_RESYNC)
 		stripe = READ_ONCE(a->synced_stripes);
 	lraid_sync_pace_start(s, stripe << g->chunk_shift);
-	if (stripe)
+	if (stripe && action == LRAID_SYNC_RECOVER)
+		pr_info("%s: recover started: rebuilding role %u from sector %llu of %llu (a stop interrupted the rebuild there)\n",
+			a->disk->disk_name, s->role,
+			(unsigned long long)stripe << g->chunk_shift,
+			(unsigned long long)g->member_sectors);
+	else if (stripe)
 		pr_info("%s: %s started at sector %llu of %llu (the last one stopped there)\n",
 			a->disk->disk_name, name,
 			(unsigned long long)stripe << g->chunk_shift,
@@ -716,6 +723,19 @@ static void lraid_sync_work(struct work_struct *work)
 		why = lraid_array_recovered(a, s->role, s->failed);
 out:
 	if (why && action == LRAID_SYNC_RECOVER) {
+		/*
+		 * Stopped by the array's stop, not by a failure: the stop
+		 * records how far it got in the new member's superblock
+		 * (lraid_array_teardown()), and the next assemble goes on
+		 * from there. Everything below was written, and every write
+		 * since reached the member (it was rebuilding).
+		 */
+		mutex_lock(&a->sync_mutex);
+		if (s && !readd && a->sync_dead && !lraid_sync_lost(s)) {
+			a->resume_role = a->sync_role;
+			a->resume_sector = stripe << g->chunk_shift;
+		}
+		mutex_unlock(&a->sync_mutex);
 		clear_bit(a->sync_role, &a->rebuilding);
 		pr_warn("%s: recover stopped at stripe %llu of %llu: %s; role %u stays failed\n",
 			a->disk->disk_name, (unsigned long long)stripe,
@@ -785,6 +805,7 @@ void lraid_sync_init(struct lraid_array *a)
 	INIT_WORK(&a->sync_work, lraid_sync_work);
 	init_waitqueue_head(&a->sync_wait);
 	atomic64_set(&a->mismatches, 0);
+	a->resume_role = U8_MAX;
 }
 
 /* Start a pass, under sync_mutex. */
@@ -809,6 +830,7 @@ static int lraid_sync_start_locked(struct lraid_array *a, u8 action,
 		WRITE_ONCE(a->sync_action, action);
 		WRITE_ONCE(a->sync_role, role);
 		a->sync_readd = false;
+		a->sync_from = 0;
 		WRITE_ONCE(a->last_sync, action);	/* as md: at the start */
 		WRITE_ONCE(a->sync_abort, false);
 		WRITE_ONCE(a->sync_done, 0);
@@ -850,18 +872,23 @@ void lraid_sync_resync(struct lraid_array *a)
 
 /*
  * Rebuild @role, given to an added device (lraid_array_add(), which set
- * its bit in a->rebuilding), from the other members. Under the index
- * lock, the disk live.
+ * its bit in a->rebuilding), from the other members: where the bitmap
+ * has bits if @readd, else from member sector @from (a chunk boundary:
+ * 0, or where a stop interrupted it) to the end. Under the index lock,
+ * the disk live.
  */
-int lraid_sync_recover(struct lraid_array *a, unsigned int role, bool readd)
+int lraid_sync_recover(struct lraid_array *a, unsigned int role, bool readd,
+		       u64 from)
 {
 	int ret;
 
 	mutex_lock(&a->sync_mutex);
 	ret = lraid_sync_start_locked(a, LRAID_SYNC_RECOVER, role);
-	/* the pass reads it under sync_mutex */
-	if (!ret)
+	/* the pass reads them under sync_mutex */
+	if (!ret) {
 		a->sync_readd = readd;
+		a->sync_from = from;
+	}
 	mutex_unlock(&a->sync_mutex);
 	return ret;
 }

@@ -1078,12 +1078,19 @@ static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
 }
 
 static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
-			 const struct lraid_sb_roles *r, unsigned int newest)
+			 const struct lraid_sb_roles *r, unsigned int newest,
+			 bool force)
 {
+	unsigned int resume = lraid_sb_resumable(sbs, nm, r->failed, force);
 	int i;
 
 	for (i = 0; i < nm; i++) {
-		if ((r->stale & (1U << sbs[i].role)) &&
+		if ((unsigned int)i == resume)
+			err("%s (role %u) was being rebuilt when the array stopped, up to sector %llu of %llu: assembled with it, the rebuild goes on from there",
+			    paths[i], sbs[i].role,
+			    (unsigned long long)sbs[i].recovery_offset,
+			    (unsigned long long)sbs[i].data_size);
+		else if ((r->stale & (1U << sbs[i].role)) &&
 		    !lraid_sb_in_sync(&sbs[i]))
 			err("%s (role %u) is stale: rebuilt only up to sector %llu of %llu; not used",
 			    paths[i], sbs[i].role,
@@ -1166,7 +1173,8 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 	ref = &sbs[newest];
 	lost = r.missing | r.stale;
 	if (lost && o->no_degraded) {
-		report_roles(nm, paths, sbs, &r, newest);
+		report_roles(nm, paths, sbs, &r, newest,
+			     c.flags & LRAID_ASSEMBLE_FORCE);
 		err("assemble lraid%u refused (--no-degraded): it would start without role%s %s, last recorded working: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    strerror(ENODEV));
@@ -1174,7 +1182,8 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 	}
 	if (have == 0 && lost && !o->run &&
 	    !(c.flags & LRAID_ASSEMBLE_FORCE)) {
-		report_roles(nm, paths, sbs, &r, newest);
+		report_roles(nm, paths, sbs, &r, newest,
+			     c.flags & LRAID_ASSEMBLE_FORCE);
 		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed, to come back only by %s; offer every member, or start degraded with --run: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
 		    ref->bitmap_sectors ?
@@ -1188,7 +1197,8 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 			   &c.member_fds);
 	if (ret) {
 		if (ret == ENODEV && have == 1) {
-			report_roles(nm, paths, sbs, &r, newest);
+			report_roles(nm, paths, sbs, &r, newest,
+			     c.flags & LRAID_ASSEMBLE_FORCE);
 			err("RAID%u with %u members: %d missing (roles %s), %d failed, %d stale; it survives at most %u missing, failed or stale",
 			    ref->level, ref->nr_members,
 			    __builtin_popcount(r.missing), roles_str(r.missing),
@@ -1206,14 +1216,22 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		err("/dev/lraid%u assembled with --force: members that were stale or recorded failed are in use again; blocks written while they were out read back old (the kernel log names them)",
 		    c.index);
 	} else if (have == 0 && r.unusable) {
-		report_roles(nm, paths, sbs, &r, newest);
+		report_roles(nm, paths, sbs, &r, newest,
+			     c.flags & LRAID_ASSEMBLE_FORCE);
 		if (!(ref->state & LRAID_SB_STATE_CLEAN))
 			err("/dev/lraid%u was not stopped cleanly (--force): blocks of the missing roles in stripes being written then may read back wrong",
 			    c.index);
-		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s",
+		unsigned int resume = lraid_sb_resumable(sbs, nm, r.failed,
+							 c.flags & LRAID_ASSEMBLE_FORCE);
+
+		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s%s%s%s",
 		    c.index, __builtin_popcount(r.fresh), ref->nr_members,
 		    r.unusable & (r.unusable - 1) ? "s" : "",
-		    roles_str(r.unusable));
+		    roles_str(r.unusable),
+		    resume < (unsigned int)nm ? "; the rebuild onto " : "",
+		    resume < (unsigned int)nm ? paths[resume] : "",
+		    resume < (unsigned int)nm ?
+		    " goes on (lraidctl detail shows how far)" : "");
 	} else if (have == 0 && !(ref->state & LRAID_SB_STATE_CLEAN)) {
 		struct sync_state st;
 
@@ -1791,7 +1809,8 @@ static int scan_waits(const struct assemble_opts *o,
 	 */
 	if (have > 0 && (o->run || __builtin_popcount(r.failed | r.stale) >
 			 (int)r.tolerate)) {
-		report_roles(nm, paths, sbs, &r, newest);
+		report_roles(nm, paths, sbs, &r, newest,
+			     o->flags & LRAID_ASSEMBLE_FORCE);
 		err("%s: %s (UUID %s): %d missing, %d failed and %d stale roles, more than RAID%u survives; not assembled (lraidctl assemble --force by hand, see the admin guide)",
 		    o->dev, sb->name, uuid, __builtin_popcount(r.missing),
 		    __builtin_popcount(r.failed), __builtin_popcount(r.stale),
@@ -3220,6 +3239,12 @@ static int examine_one(const char *dev, int json, int sep)
 			       (unsigned long long)sb.bitmap_events);
 		else
 			printf(", \"bitmap_events\": null");
+		/* null when in sync: a number while part rebuilt */
+		if (lraid_sb_in_sync(&sb))
+			printf(", \"recovery_offset\": null");
+		else
+			printf(", \"recovery_offset\": %llu",
+			       (unsigned long long)sb.recovery_offset);
 		printf(", \"ctime\": %llu, \"utime\": %llu}\n",
 		       (unsigned long long)sb.ctime,
 		       (unsigned long long)sb.utime);
@@ -3266,6 +3291,10 @@ static int examine_one(const char *dev, int json, int sep)
 	    (sb.feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC))
 		printf("  Resync Offset : %llu sectors\n",
 		       (unsigned long long)sb.resync_offset);
+	/* as mdadm: how far a member was rebuilt (a stop interrupted it) */
+	if (!lraid_sb_in_sync(&sb))
+		printf("Recovery Offset : %llu sectors\n",
+		       (unsigned long long)sb.recovery_offset);
 	printf("    Failed Mask : 0x%x\n", sb.failed_mask);
 	return 0;
 }

@@ -46,9 +46,24 @@
 #     kept as the role's faulty member, the data reads back; added again
 #     it is rebuilt in full and a check finds 0. Then role 3 failed, a
 #     slowed rebuild and a stop: "recover stopped ... role 3 stays
-#     failed", the device carries no superblock, the other three
-#     assemble degraded (role 3 failed), the data reads back, and the
-#     device added again is rebuilt.
+#     failed", and the stop records how far it got ("rebuild of role 3
+#     onto DEV stopped at sector N"): the device carries role 3 with
+#     recovery_offset N (0 < N < the member size; examine's "Recovery
+#     Offset"). The other three assemble degraded (role 3 failed) and
+#     the data reads back; stopped and assembled with the device too, it
+#     is left out (the others ran without it: no rebuild goes on), and
+#     added again it is rebuilt in full.
+#   - Resumed: role 1 failed, a rebuild onto a new device held to
+#     2000 KiB/s seen running, the array stopped: recovery_offset N on
+#     the device; 4 KiB at sector 16 of its data area (below N, written
+#     by the rebuild) made noise behind lraid's back. Assembled with it,
+#     lraidctl and the kernel say the rebuild goes on from sector N and
+#     the pass starts there ("rebuilding role 1 from sector N"); done,
+#     the device is in sync (recovery_offset null), the noise is still
+#     there (nothing below N was rebuilt again), then put back; the data
+#     verifies, a check finds 0, and with role 2 failed (noise) the data
+#     verifies through the resumed member. Role 2 is then rebuilt onto
+#     a new device.
 #   - Last, that array is stopped (every superblock clean, no role
 #     failed) and assembled with all four: no "not stopped cleanly", not
 #     degraded, no pass started, roles in order, the data verifies and a
@@ -491,17 +506,92 @@ stop
 lr_klog_has -E "lraid0: recover stopped at stripe [0-9]+ of [0-9]+: .*; role 3 stays failed" ||
 	lr_fail "stop during a rebuild: no 'recover stopped' in the kernel log: $(lr_klog | tail -5)"
 lr_klog_has "recover done" && lr_fail "the rebuild ended before the stop: array too small?"
-if "$LRAIDCTL" examine "$other" >"$LR_TMP/ex" 2>&1; then
-	lr_fail "a device whose rebuild was stopped carries a superblock: $(cat "$LR_TMP/ex")"
+# the stop recorded how far the rebuild got on the new device
+lr_klog_has -E "lraid0: rebuild of role 3 onto $(name "$other") stopped at sector [0-9]+ of $total: assembled with it, the array goes on from there" ||
+	lr_fail "the stop did not record the rebuild: $(lr_klog | tail -5)"
+[ "$(lr_sb_num "$other" role)" = 3 ] ||
+	lr_fail "$other after the stop: $("$LRAIDCTL" examine "$other" 2>&1)"
+ro=$(lr_sb_num "$other" recovery_offset)
+if ! [[ $ro =~ ^[0-9]+$ ]] || [ "$ro" -le 0 ] || [ "$ro" -ge "$total" ]; then
+	lr_fail "$other: recovery_offset '$ro' after a rebuild stopped short of $total"
 fi
+"$LRAIDCTL" examine "$other" | grep -q "^Recovery Offset : $ro sectors\$" ||
+	lr_fail "examine $other: no 'Recovery Offset : $ro sectors': $("$LRAIDCTL" examine "$other")"
+# assembled without it, the others go on and leave it behind: it is
+# added again, in full
 assemble "${m[@]:0:3}"
 is degraded 1
 is failed 3
 is sync_action idle
 fill --size=24M --verify_only
+stop
+lr_klog_mark
+assemble "${m[@]:0:3}" "$other"
+lr_klog_has "goes on from there" &&
+	lr_fail "a rebuild went on after the others ran without it: $(lr_klog | tail -5)"
+is failed 3
+is sync_action idle
 add "$other"
 rebuilt 3 "$other" "" 0
 m[3]=$other
+
+# ---------------------------------------------------------------------
+lr_log "RAID5 x4: a rebuild a stop interrupted goes on at assemble"
+"$LRAIDCTL" fail lraid0 "${m[1]}" || lr_fail "fail ${m[1]}"
+spare
+s2=$LR_DEV
+echo 2000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 2000"
+add "$s2"
+running 1 "$s2"
+lr_klog_mark
+stop
+ro=$(lr_sb_num "$s2" recovery_offset)
+if ! [[ $ro =~ ^[0-9]+$ ]] || [ "$ro" -le 0 ] || [ "$ro" -ge "$total" ]; then
+	lr_fail "$s2: recovery_offset '$ro' after a rebuild stopped short of $total"
+fi
+# 4 KiB below the offset (the rebuild wrote it) made noise behind
+# lraid's back: a rebuild that went on from the start would put it right
+off=$(lr_sb_num "$s2" data_offset)
+dd if="$s2" of="$LR_TMP/orig" bs=4096 count=1 skip=$((off * 512 + 8192)) \
+	iflag=direct,skip_bytes status=none || lr_fail "read $s2"
+head -c 4096 /dev/urandom >"$LR_TMP/noise"
+dd if="$LR_TMP/noise" of="$s2" bs=4096 count=1 seek=$((off * 512 + 8192)) \
+	oflag=direct,seek_bytes conv=notrunc status=none || lr_fail "write $s2"
+lr_klog_mark
+"$LRAIDCTL" assemble lraid0 "${m[0]}" "$s2" "${m[2]}" "${m[3]}" >"$LR_TMP/asm" 2>&1 ||
+	lr_fail "assemble with the device part rebuilt: $(cat "$LR_TMP/asm")"
+LR_ARRAYS=(lraid0)
+grep -q "$s2 (role 1) was being rebuilt when the array stopped, up to sector $ro of $total: assembled with it, the rebuild goes on from there" "$LR_TMP/asm" ||
+	lr_fail "lraidctl assemble did not say the rebuild goes on: $(cat "$LR_TMP/asm")"
+klog_wait "lraid0: $(name "$s2") \(role 1\) was being rebuilt when the array stopped, up to sector $ro of $total: the rebuild goes on from there"
+klog_wait "lraid0: recover started: rebuilding role 1 from sector $ro of $total \(a stop interrupted the rebuild there\)"
+echo system >"$d/sync_speed_max"
+wait_idle "the rebuild of role 1 going on"
+klog_wait "lraid0: recover done: $(name "$s2") \(role 1\) is in sync"
+lr_klog_has "recover stopped" && lr_fail "$(lr_klog | grep 'recover stopped')"
+is failed ""
+is degraded 0
+row 1 "active sync" "$s2"
+"$LRAIDCTL" examine --json "$s2" | grep -q '"recovery_offset": null' ||
+	lr_fail "$s2 in sync: $("$LRAIDCTL" examine --json "$s2")"
+dd if="$s2" of="$LR_TMP/now" bs=4096 count=1 skip=$((off * 512 + 8192)) \
+	iflag=direct,skip_bytes status=none || lr_fail "read $s2"
+cmp -s "$LR_TMP/noise" "$LR_TMP/now" ||
+	lr_fail "the rebuild went over sector 16 of $s2, below where it stopped ($ro)"
+dd if="$LR_TMP/orig" of="$s2" bs=4096 count=1 seek=$((off * 512 + 8192)) \
+	oflag=direct,seek_bytes conv=notrunc status=none || lr_fail "write $s2"
+m[1]=$s2
+lr_log "role 1 rebuilt from sector $ro on, after the stop"
+fill --size=24M --verify_only
+pass_check
+# reads of roles 0 and 2 now come through role 1, all of it rebuilt
+fail_noise "${m[2]}"
+fill --size=24M --verify_only
+spare
+s3=$LR_DEV
+add "$s3"
+rebuilt 2 "$s3" "" 0
+m[2]=$s3
 
 # ---------------------------------------------------------------------
 lr_log "all four members again"

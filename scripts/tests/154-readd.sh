@@ -64,6 +64,14 @@
 #     role 1 stays failed); both kept the overwritten bytes, the data
 #     verifies, a check finds 0, and with roles 0 and 2 failed (zeroed)
 #     the data verifies from roles 1, 3 and 4.
+#   - RAID6 x4, run apart: stopped, roles 0 and 1 assembled alone
+#     (--run) and written (half A), stopped; roles 2 and 3 alone (half
+#     B) written twice across two starts, so that B's count is past A's;
+#     all four assembled: B speaks for the array, roles 0 and 1 failed,
+#     and B's data verifies. Role 0's device, at a count inside B's
+#     bitmap range, is no re-add: it records B's roles failed ("it ran
+#     apart from it": B's bitmap never saw A's writes); add rebuilds
+#     roles 0 and 1 in full, the data verifies, a check finds 0.
 #   - RAID6 x5 without a bitmap, two out: roles 1 and 3 failed and
 #     removed, head rewritten; role 3's device added first is no re-add:
 #     it takes the lowest failed role, 1 (its superblock's role 3 is not
@@ -341,7 +349,7 @@ readd() {
 # sync in ROLE, as a re-add over D of M regions (KIND readd) or in full
 # (full)
 rebuilt() {
-	local n=${2#/dev/} other=${m[0]} ev
+	local n=${2#/dev/} other='' ev r f
 	wait_idle "rebuild of role $1 onto $2"
 	if [ "$3" = readd ]; then
 		klog_is "lraid0: $n re-added as role $1 \\(events [0-9]+, array at [0-9]+\\): rebuilding what the bitmap records it missed" \
@@ -358,7 +366,14 @@ rebuilt() {
 	sb "$2" role events
 	[ "$sb_role" = "$1" ] || lr_fail "$2 carries role $sb_role, not $1"
 	ev=$sb_events
-	[ "$1" = 0 ] && other=${m[1]}
+	# the first working member of another role
+	read -r f <"$d/failed" || f=
+	for r in "${!m[@]}"; do
+		if [ "$r" != "$1" ] && [[ ,$f, != *,$r,* ]]; then
+			other=${m[$r]}
+			break
+		fi
+	done
 	sb "$other" events
 	[ "$ev" = "$sb_events" ] || lr_fail "$2: events $ev, $other's $sb_events"
 	lr_log "role $1 back on $2 ($3)"
@@ -518,6 +533,42 @@ verify "both re-added"
 pass_check
 fail_wipe 0 2
 verify "roles 0 and 2 failed"
+
+# ---------------------------------------------------------------------
+lr_log "RAID6 x4: halves run apart, the older half is not re-added"
+new 6 4
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+LR_ARRAYS=()
+# half A: roles 0 and 1 alone, written, stopped
+"$LRAIDCTL" assemble --run lraid0 "${m[0]}" "${m[1]}" >/dev/null 2>&1 ||
+	lr_fail "assemble --run roles 0 and 1"
+LR_ARRAYS=(lraid0)
+head_new
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+LR_ARRAYS=()
+# half B: roles 2 and 3 alone, written, twice started: a count past A's
+for _ in 1 2; do
+	"$LRAIDCTL" assemble --run lraid0 "${m[2]}" "${m[3]}" >/dev/null 2>&1 ||
+		lr_fail "assemble --run roles 2 and 3"
+	LR_ARRAYS=(lraid0)
+	head_new
+	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+	LR_ARRAYS=()
+done
+"$LRAIDCTL" assemble lraid0 "${m[@]}" >/dev/null 2>&1 ||
+	lr_fail "assemble all four"
+LR_ARRAYS=(lraid0)
+is failed 0,1
+verify "half B, the newer"
+# A's members carry writes B's bitmap never saw: a re-add over B's bits
+# would leave A's blocks in B's clean regions
+stale_refused "${m[0]}" "it records roles failed that the array has working: it ran apart from it"
+add "${m[0]}"
+rebuilt 0 "${m[0]}" full
+add "${m[1]}"
+rebuilt 1 "${m[1]}" full
+verify "the older half rebuilt in full"
+pass_check
 
 # ---------------------------------------------------------------------
 lr_log "RAID6 x5, no bitmap: roles 1 and 3 out, added back in full"
