@@ -539,22 +539,20 @@ lr_log "RAID6 x4: halves run apart, the older half is not re-added"
 new 6 4
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
 LR_ARRAYS=()
-# half A: roles 0 and 1 alone, written, stopped
-"$LRAIDCTL" assemble --run lraid0 "${m[0]}" "${m[1]}" >/dev/null 2>&1 ||
-	lr_fail "assemble --run roles 0 and 1"
-LR_ARRAYS=(lraid0)
-head_new
-"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
-LR_ARRAYS=()
-# half B: roles 2 and 3 alone, written, twice started: a count past A's
-for _ in 1 2; do
-	"$LRAIDCTL" assemble --run lraid0 "${m[2]}" "${m[3]}" >/dev/null 2>&1 ||
-		lr_fail "assemble --run roles 2 and 3"
+# half ROLE ROLE: those two roles' devices alone started (--run),
+# written, stopped
+half() {
+	"$LRAIDCTL" assemble --run lraid0 "${m[$1]}" "${m[$2]}" >/dev/null 2>&1 ||
+		lr_fail "assemble --run roles $1 and $2"
 	LR_ARRAYS=(lraid0)
 	head_new
 	"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
 	LR_ARRAYS=()
-done
+}
+# half A (roles 0 and 1) once; half B (2 and 3) twice: a count past A's
+half 0 1
+half 2 3
+half 2 3
 "$LRAIDCTL" assemble lraid0 "${m[@]}" >/dev/null 2>&1 ||
 	lr_fail "assemble all four"
 LR_ARRAYS=(lraid0)
