@@ -731,6 +731,66 @@ static void sb_resumable(struct kunit *test)
 }
 
 /*
+ * RAID5 x4 with a bitmap, bits last cleared at event 40: role 1 failed at
+ * 42 (the others then wrote 43 and a clean stop 44, recording it failed).
+ * Assembly re-adds it: not without a bitmap or a known bitmap_events,
+ * nor after an unclean stop, with --force, once it left before 40, when
+ * it was not in sync, nor when it records a role failed that the set uses
+ * (it ran apart).
+ */
+static void sb_readdable(struct kunit *test)
+{
+	struct lraid_sb_info *sbs;
+	unsigned int fresh, i;
+	struct lraid_sb_roles r;
+	const char *why;
+
+	sbs = kunit_kzalloc(test, 4 * sizeof(*sbs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sbs);
+	sb_set(sbs, 5, 4);
+	for (i = 0; i < 4; i++) {
+		sbs[i].feature_compat |= LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS;
+		sbs[i].bitmap_events = 40;
+		if (i != 1) {
+			sbs[i].events = 44;
+			sbs[i].failed_mask = 0x2;
+		}
+	}
+	KUNIT_ASSERT_NE(test, sbs[0].bitmap_sectors, 0ULL);
+	KUNIT_ASSERT_EQ(test, lraid_sb_check_set(sbs, 4, &fresh, &why), 0);
+	lraid_sb_roles(sbs, 4, fresh, &r);
+	KUNIT_EXPECT_EQ(test, r.unusable, 0x2U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 1U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, true), 4U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, 0, false), 4U);
+	KUNIT_EXPECT_EQ(test, lraid_sb_resumable(sbs, 4, r.failed, false), 4U);
+
+	sbs[1].events = 39;		/* left before the last clear */
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 4U);
+	sbs[1].events = 40;
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 1U);
+	sbs[1].recovery_offset = 1024;	/* never in sync */
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 4U);
+	sbs[1].recovery_offset = LRAID_SB_IN_SYNC;
+	sbs[1].failed_mask = 0x1;	/* ran apart: role 0 works here */
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 4U);
+	sbs[1].failed_mask = 0;
+	for (i = 0; i < 4; i++)
+		sbs[i].state = 0;	/* not stopped clean */
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 4U);
+	for (i = 0; i < 4; i++) {
+		sbs[i].state = LRAID_SB_STATE_CLEAN;
+		sbs[i].bitmap_events = 0;	/* not known */
+	}
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 4U);
+	for (i = 0; i < 4; i++) {
+		sbs[i].bitmap_events = 40;
+		sbs[i].bitmap_sectors = 0;	/* no bitmap */
+	}
+	KUNIT_EXPECT_EQ(test, lraid_sb_readdable(sbs, 4, r.unusable, false), 4U);
+}
+
+/*
  * Check the set @sbs[0..n-1] (lraid_sb_check_set() returns @ret) and the
  * role masks lraid_sb_roles() makes of it; unusable must be the union.
  */
@@ -1085,6 +1145,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_force),
 	KUNIT_CASE(sb_force_tie),
 	KUNIT_CASE(sb_resumable),
+	KUNIT_CASE(sb_readdable),
 	KUNIT_CASE(sb_newest_disagree),
 	KUNIT_CASE(sb_plan),
 	{}

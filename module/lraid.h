@@ -401,6 +401,7 @@ struct lraid_array {
 	 * that found such a member, for the pass it starts.
 	 */
 	u8 resume_role;
+	bool resume_readd;		/* ... assemble: a re-add (bitmap) */
 	u64 resume_sector;
 	u8 last_sync;			/* the last pass's, LRAID_SYNC_NONE */
 	bool sync_dead;			/* stopping: no pass starts */

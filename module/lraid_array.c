@@ -1197,7 +1197,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 				const struct lraid_sb_info *sbs,
 				unsigned int newest, bool force, u32 *forced)
 {
-	unsigned int i, other, fresh, strict, resume;
+	unsigned int i, other, fresh, strict, resume, readd = nr;
 	struct lraid_member *tmp;
 	struct lraid_sb_roles r;
 	const char *why = "";
@@ -1224,11 +1224,17 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 		ret = 0;
 	recorded = lraid_sb_failed(sbs, nr);
 	resume = ret ? nr : lraid_sb_resumable(sbs, nr, r.failed, force);
+	if (!ret && resume == nr)
+		readd = lraid_sb_readdable(sbs, nr, r.unusable, force);
 	for (i = 0; i < nr; i++) {
 		if (i == resume)
 			pr_info("lraid%d: %pg (role %u) was being rebuilt when the array stopped, up to sector %llu of %llu: the rebuild goes on from there\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
 				sbs[i].recovery_offset, sbs[i].data_size);
+		else if (i == readd)
+			pr_info("lraid%d: %pg (role %u) left the array at events %llu, since the write-intent bits were last cleared (%llu): re-added, rebuilding the regions written while it was out\n",
+				a->index, a->members[i].b.bdev, sbs[i].role,
+				sbs[i].events, sbs[newest].bitmap_events);
 		else if (!ret && ((fresh & ~strict) & BIT(i)))
 			pr_warn("lraid%d: --force: using %pg (role %u), events %llu, array at %llu%s; blocks written while it was out read back old\n",
 				a->index, a->members[i].b.bdev, sbs[i].role,
@@ -1265,16 +1271,19 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	memset(a->members, 0, sizeof(a->members));
 	*forced = 0;
 	for (i = 0; i < nr; i++) {
-		if (i == resume) {
+		if (i == resume || i == readd) {
 			/*
 			 * In its slot, the role failed until rebuilt, and
 			 * written from the first write of the run on, as a
 			 * member being rebuilt: the part below
-			 * recovery_offset is not rebuilt again.
+			 * recovery_offset, or outside the dirty regions, is
+			 * not rebuilt again.
 			 */
 			a->members[sbs[i].role] = tmp[i];
 			a->resume_role = sbs[i].role;
-			a->resume_sector = sbs[i].recovery_offset;
+			a->resume_readd = i == readd;
+			a->resume_sector = i == readd ? 0 :
+					   sbs[i].recovery_offset;
 			set_bit(sbs[i].role, &a->rebuilding);
 			continue;
 		}
@@ -1327,10 +1336,11 @@ static int lraid_assemble_claim(struct lraid_array *a,
 }
 
 /*
- * Go on with the rebuild a stop interrupted (lraid_sb_resumable()): the
- * member is in its slot, its role failed and marked rebuilding since
- * before the disk went live (lraid_assemble_roles()), so every write of
- * this run reached it, as an added member's (lraid_array_add()).
+ * Go on with the rebuild a stop interrupted (lraid_sb_resumable()), or
+ * re-add a member the bitmap covers (lraid_sb_readdable()): the member is
+ * in its slot, its role failed and marked rebuilding since before the
+ * disk went live (lraid_assemble_roles()), so every write of this run
+ * reached it, as an added member's (lraid_array_add()).
  */
 static void lraid_array_resume(struct lraid_array *a)
 {
@@ -1339,7 +1349,7 @@ static void lraid_array_resume(struct lraid_array *a)
 	mutex_lock(&a->sync_mutex);
 	a->resume_role = U8_MAX;
 	mutex_unlock(&a->sync_mutex);
-	if (lraid_sync_recover(a, role, false, a->resume_sector)) {
+	if (lraid_sync_recover(a, role, a->resume_readd, a->resume_sector)) {
 		clear_bit(role, &a->rebuilding);
 		pr_warn("lraid%d: the rebuild of role %u could not go on (a pass runs): lraidctl add rebuilds it\n",
 			a->index, role);
@@ -1974,6 +1984,9 @@ static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
  * overlap @b. A plain add keeps the role lraid_add_role() chose, whose
  * slot the caller fills.
  */
+#define LRAID_WHY_RAN_APART \
+	"it records roles failed that the array has working: it ran apart from it"
+
 static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 			    struct page *page, struct lraid_sb_info *info,
 			    unsigned int *role, bool move)
@@ -2092,7 +2105,7 @@ int lraid_array_add(int index, dev_t dev, bool readd_only)
 				    !lraid_sb_in_sync(info) ? "it was not in sync" :
 				    info->role != role ? "its role is not free" :
 				    info->failed_mask & ~READ_ONCE(a->failed) ?
-				    "it records roles failed that the array has working: it ran apart from it" :
+				    LRAID_WHY_RAN_APART :
 				    "it left before the bits were last cleared");
 		ret = -ESTALE;
 		goto out_close;

@@ -457,6 +457,36 @@ unsigned int lraid_sb_resumable(const struct lraid_sb_info *sbs,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_resumable);
 
+unsigned int lraid_sb_readdable(const struct lraid_sb_info *sbs,
+				unsigned int n, u32 failed, bool force)
+{
+	const struct lraid_sb_info *ref;
+	unsigned int i;
+
+	if (!n)
+		return n;
+	ref = &sbs[lraid_sb_newest(sbs, n)];
+	if (force || !(ref->state & LRAID_SB_STATE_CLEAN) ||
+	    !ref->bitmap_sectors || !ref->bitmap_events ||
+	    !(ref->feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS))
+		return n;
+	for (i = 0; i < n; i++) {
+		const struct lraid_sb_info *sb = &sbs[i];
+
+		if (sb->role < 32 && (failed & (1U << sb->role)) &&
+		    lraid_sb_in_sync(sb) &&
+		    !(sb->failed_mask & ((1U << sb->role) | ~failed)) &&
+		    sb->events >= ref->bitmap_events &&
+		    sb->events <= ref->events &&
+		    sb->bitmap_offset == ref->bitmap_offset &&
+		    sb->bitmap_sectors == ref->bitmap_sectors &&
+		    sb->bitmap_region_sectors == ref->bitmap_region_sectors)
+			return i;
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_readdable);
+
 /*
  * Whether @sb serves the array @ref (the newest superblock) describes.
  * One event behind is fresh, as in md and mdadm: every superblock pass

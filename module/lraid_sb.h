@@ -300,6 +300,20 @@ bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 unsigned int lraid_sb_resumable(const struct lraid_sb_info *sbs,
 				unsigned int n, u32 failed, bool force);
 
+/*
+ * A member of @sbs[0..n-1] that left the array recently enough for its
+ * write-intent bitmap to record every write it missed, so that assembly
+ * re-adds it (md's bitmap-based recovery): the array has a bitmap whose
+ * bitmap_events is known and was stopped clean, not --force (@force); the
+ * member's role is among @failed (the roles the set cannot use), it was in
+ * sync, its events lie from the newest's bitmap_events to its events, and
+ * its failed_mask names neither its own role nor any role outside @failed
+ * (a member that ran apart from the array took writes the bitmap never
+ * saw). Its index, or @n.
+ */
+unsigned int lraid_sb_readdable(const struct lraid_sb_info *sbs,
+				unsigned int n, u32 failed, bool force);
+
 #define LRAID_SB_WHY_SPLIT \
 	"members at the newest event count record each other failed: parts of the array ran apart; assemble the members of one part by name"
 

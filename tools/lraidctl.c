@@ -1082,6 +1082,8 @@ static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
 			 bool force)
 {
 	unsigned int resume = lraid_sb_resumable(sbs, nm, r->failed, force);
+	unsigned int readd = resume < (unsigned int)nm ? (unsigned int)nm :
+			     lraid_sb_readdable(sbs, nm, r->unusable, force);
 	int i;
 
 	for (i = 0; i < nm; i++) {
@@ -1090,6 +1092,11 @@ static void report_roles(int nm, char **paths, const struct lraid_sb_info *sbs,
 			    paths[i], sbs[i].role,
 			    (unsigned long long)sbs[i].recovery_offset,
 			    (unsigned long long)sbs[i].data_size);
+		else if ((unsigned int)i == readd)
+			err("%s (role %u) left the array at events %llu, since the write-intent bits were last cleared (%llu): assembled with it, it is re-added over the regions written while it was out",
+			    paths[i], sbs[i].role,
+			    (unsigned long long)sbs[i].events,
+			    (unsigned long long)sbs[newest].bitmap_events);
 		else if ((r->stale & (1U << sbs[i].role)) &&
 		    !lraid_sb_in_sync(&sbs[i]))
 			err("%s (role %u) is stale: rebuilt only up to sector %llu of %llu; not used",
@@ -1221,17 +1228,23 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		if (!(ref->state & LRAID_SB_STATE_CLEAN))
 			err("/dev/lraid%u was not stopped cleanly (--force): blocks of the missing roles in stripes being written then may read back wrong",
 			    c.index);
-		unsigned int resume = lraid_sb_resumable(sbs, nm, r.failed,
-							 c.flags & LRAID_ASSEMBLE_FORCE);
+		bool force = c.flags & LRAID_ASSEMBLE_FORCE;
+		unsigned int back = lraid_sb_resumable(sbs, nm, r.failed, force);
+		const char *what = " goes on";
 
-		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s%s%s%s",
+		if (back >= (unsigned int)nm) {
+			back = lraid_sb_readdable(sbs, nm, r.unusable, force);
+			what = ", a re-add, runs";
+		}
+		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s%s%s%s%s",
 		    c.index, __builtin_popcount(r.fresh), ref->nr_members,
 		    r.unusable & (r.unusable - 1) ? "s" : "",
 		    roles_str(r.unusable),
-		    resume < (unsigned int)nm ? "; the rebuild onto " : "",
-		    resume < (unsigned int)nm ? paths[resume] : "",
-		    resume < (unsigned int)nm ?
-		    " goes on (lraidctl detail shows how far)" : "");
+		    back < (unsigned int)nm ? "; the rebuild onto " : "",
+		    back < (unsigned int)nm ? paths[back] : "",
+		    back < (unsigned int)nm ? what : "",
+		    back < (unsigned int)nm ?
+		    " (lraidctl detail shows how far)" : "");
 	} else if (have == 0 && !(ref->state & LRAID_SB_STATE_CLEAN)) {
 		struct sync_state st;
 

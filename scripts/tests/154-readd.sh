@@ -45,10 +45,12 @@
 #     free; plain add rebuilds the old one in full ("recover started:
 #     rebuilding role 0", no "re-added"): the data verifies, check 0.
 #   - Across a stop (same array): role 2 failed and removed, head rewritten,
-#     the array stopped (clean, degraded), assembled with all four
-#     members offered: role 2's device is left out ("is stale: recorded
-#     failed; not used"), role 2 missing, the bitmap loaded with the D
-#     bits; add re-adds it over those D regions: data verifies, check 0.
+#     the array stopped (clean, degraded); assembled without role 2's
+#     device: role 2 missing, the bitmap loaded with the D bits, the data
+#     verifies; stopped again and assembled with all four: assembly
+#     re-adds role 2's device (md's bitmap-based recovery; lraidctl and
+#     the kernel log say so, the pass goes over the D regions), then it
+#     is in sync: data verifies, check 0.
 #   - RAID6 x5, interrupted: role 2 failed and removed, head rewritten,
 #     sync_speed_max 500 (KiB/s: 8 s for the 4 regions); the re-add is
 #     seen running (sync_action recover, sync_completed past its start,
@@ -465,18 +467,39 @@ for x in "${m[0]}" "${m[1]}" "${m[3]}"; do
 	sb "$x" state
 	[ "$sb_state" = clean ] || lr_fail "$x: superblock $sb_state after the stop"
 done
+# without it: degraded as it stopped, the bits kept, stopped again
+lr_klog_mark
+"$LRAIDCTL" assemble lraid0 "${m[0]}" "${m[1]}" "${m[3]}" >"$LR_TMP/asm" 2>&1 ||
+	{ slurp "$LR_TMP/asm"; lr_fail "assemble without role 2: $t"; }
+LR_ARRAYS=(lraid0)
+lr_settle
+klog_is "lraid0: write-intent bitmap: $M regions of 1024 KiB, $D dirty"
+row 2 missing "-"
+is failed 2
+is sync_action idle
+verify "assembled without role 2"
+"$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
+LR_ARRAYS=()
+# with it: assembly re-adds it over the D regions (md's bitmap-based
+# recovery at assembly)
 lr_klog_mark
 "$LRAIDCTL" assemble lraid0 "${m[@]}" >"$LR_TMP/asm" 2>&1 ||
 	{ slurp "$LR_TMP/asm"; lr_fail "assemble with every member: $t"; }
 LR_ARRAYS=(lraid0)
-lr_settle
-klog_is "lraid0: ${m[2]#/dev/} \\(role 2\\) is stale: recorded failed; not used" \
-	"lraid0: write-intent bitmap: $M regions of 1024 KiB, $D dirty"
-row 2 missing "-"
-is failed 2
-readd 2 "${m[2]}"
-rebuilt 2 "${m[2]}" readd
-verify "re-added after a stop"
+slurp "$LR_TMP/asm"
+[[ $t == *"${m[2]} (role 2) left the array at events "*", since the write-intent bits were last cleared ("*"): assembled with it, it is re-added over the regions written while it was out"* ]] ||
+	lr_fail "lraidctl assemble did not say it re-adds ${m[2]}: $t"
+[[ $t == *"the rebuild onto ${m[2]}, a re-add, runs"* ]] ||
+	lr_fail "lraidctl assemble: $t"
+wait_idle "re-add of role 2 at assembly"
+klog_is "lraid0: ${m[2]#/dev/} \\(role 2\\) left the array at events [0-9]+, since the write-intent bits were last cleared \\([0-9]+\\): re-added, rebuilding the regions written while it was out" \
+	"lraid0: write-intent bitmap: $M regions of 1024 KiB, $D dirty" \
+	"lraid0: recover started: re-adding role 2, rebuilding the $D of $M bitmap regions written while it was out" \
+	"lraid0: recover done: ${m[2]#/dev/} \\(role 2\\) is in sync" \
+	"!recover stopped" "!is stale"
+row 2 "active sync" "${m[2]}"
+is failed ""
+verify "re-added at assembly"
 pass_check
 
 # ---------------------------------------------------------------------
