@@ -431,59 +431,67 @@ bool lraid_sb_split(const struct lraid_sb_info *sbs, unsigned int n,
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_split);
 
-unsigned int lraid_sb_resumable(const struct lraid_sb_info *sbs,
-				unsigned int n, u32 failed, bool force)
+/*
+ * The first of @sbs[0..n-1] that @pick takes back to be rebuilt, given
+ * the newest superblock and the roles the set cannot use (@failed): only
+ * when the array was stopped clean and without --force. Its index, or @n.
+ */
+static unsigned int lraid_sb_pick(const struct lraid_sb_info *sbs,
+				  unsigned int n, u32 failed, bool force,
+				  bool (*pick)(const struct lraid_sb_info *sb,
+					       const struct lraid_sb_info *ref,
+					       u32 failed))
 {
 	const struct lraid_sb_info *ref;
 	unsigned int i;
 
-	if (!n)
+	if (!n || force)
 		return n;
 	ref = &sbs[lraid_sb_newest(sbs, n)];
-	if (force || !(ref->state & LRAID_SB_STATE_CLEAN))
+	if (!(ref->state & LRAID_SB_STATE_CLEAN))
 		return n;
-	for (i = 0; i < n; i++) {
-		const struct lraid_sb_info *sb = &sbs[i];
-
-		if (sb->role < 32 && !lraid_sb_in_sync(sb) &&
-		    sb->events == ref->events &&
-		    (sb->state & LRAID_SB_STATE_CLEAN) &&
-		    sb->failed_mask == ref->failed_mask &&
-		    (sb->failed_mask & (1U << sb->role)) &&
-		    (failed & (1U << sb->role)))
+	for (i = 0; i < n; i++)
+		if (sbs[i].role < 32 && (failed & (1U << sbs[i].role)) &&
+		    pick(&sbs[i], ref, failed))
 			return i;
-	}
 	return n;
 }
+
+/* Part rebuilt, and written by the stop: see lraid_sb_resumable(). */
+static bool lraid_sb_part_rebuilt(const struct lraid_sb_info *sb,
+				  const struct lraid_sb_info *ref, u32 failed)
+{
+	return !lraid_sb_in_sync(sb) && sb->events == ref->events &&
+	       (sb->state & LRAID_SB_STATE_CLEAN) &&
+	       sb->failed_mask == ref->failed_mask &&
+	       (sb->failed_mask & (1U << sb->role));
+}
+
+unsigned int lraid_sb_resumable(const struct lraid_sb_info *sbs,
+				unsigned int n, u32 failed, bool force)
+{
+	return lraid_sb_pick(sbs, n, failed, force, lraid_sb_part_rebuilt);
+}
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_resumable);
+
+/* In the bitmap's range: see lraid_sb_readdable(). */
+static bool lraid_sb_bitmap_covers(const struct lraid_sb_info *sb,
+				   const struct lraid_sb_info *ref, u32 failed)
+{
+	return ref->bitmap_sectors && ref->bitmap_events &&
+	       (ref->feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS) &&
+	       lraid_sb_in_sync(sb) &&
+	       !(sb->failed_mask & ((1U << sb->role) | ~failed)) &&
+	       sb->events >= ref->bitmap_events && sb->events <= ref->events &&
+	       sb->bitmap_offset == ref->bitmap_offset &&
+	       sb->bitmap_sectors == ref->bitmap_sectors &&
+	       sb->bitmap_region_sectors == ref->bitmap_region_sectors;
+}
 
 unsigned int lraid_sb_readdable(const struct lraid_sb_info *sbs,
 				unsigned int n, u32 failed, bool force)
 {
-	const struct lraid_sb_info *ref;
-	unsigned int i;
-
-	if (!n)
-		return n;
-	ref = &sbs[lraid_sb_newest(sbs, n)];
-	if (force || !(ref->state & LRAID_SB_STATE_CLEAN) ||
-	    !ref->bitmap_sectors || !ref->bitmap_events ||
-	    !(ref->feature_compat & LRAID_SB_FEAT_COMPAT_BITMAP_EVENTS))
-		return n;
-	for (i = 0; i < n; i++) {
-		const struct lraid_sb_info *sb = &sbs[i];
-
-		if (sb->role < 32 && (failed & (1U << sb->role)) &&
-		    lraid_sb_in_sync(sb) &&
-		    !(sb->failed_mask & ((1U << sb->role) | ~failed)) &&
-		    sb->events >= ref->bitmap_events &&
-		    sb->events <= ref->events &&
-		    sb->bitmap_offset == ref->bitmap_offset &&
-		    sb->bitmap_sectors == ref->bitmap_sectors &&
-		    sb->bitmap_region_sectors == ref->bitmap_region_sectors)
-			return i;
-	}
-	return n;
+	return lraid_sb_pick(sbs, n, failed, force, lraid_sb_bitmap_covers);
 }
 EXPORT_SYMBOL_IF_KUNIT(lraid_sb_readdable);
 
