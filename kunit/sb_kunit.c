@@ -1065,6 +1065,81 @@ static void sb_roles(struct kunit *test)
 	sb_expect_roles(test, sbs + 1, 4, -ENODEV, 0x12, 0xc, 0, 0x1);
 }
 
+/*
+ * A spare's superblock: role LRAID_SB_ROLE_SPARE decodes, but only with
+ * recovery_offset 0 (a spare holds nothing); lraid_sb_spare_mismatch()
+ * takes a spare of the array at any event count and names what differs
+ * for any other.
+ */
+static void sb_spare(struct kunit *test)
+{
+	struct lraid_sb_info ref, sp, out;
+	void *block = sb_block(test);
+	const char *why = NULL;
+	unsigned int i;
+
+	sb_sample(&ref, 6, 5, 2);
+	sb_sample(&sp, 6, 5, LRAID_SB_ROLE_SPARE);
+	sp.recovery_offset = 0;
+	sp.events = 3;
+	lraid_sb_encode(&sp, block);
+	KUNIT_ASSERT_EQ(test, lraid_sb_decode(block, &out, &why), 0);
+	KUNIT_EXPECT_TRUE(test, lraid_sb_is_spare(&out));
+	KUNIT_EXPECT_FALSE(test, lraid_sb_is_spare(&ref));
+	KUNIT_EXPECT_NULL(test, lraid_sb_spare_mismatch(&out, &ref));
+
+	sp.recovery_offset = LRAID_SB_IN_SYNC;
+	lraid_sb_encode(&sp, block);
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(block, &out, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "spare with a recovery offset");
+	sp.recovery_offset = 0;
+	/* one short of the spare's value is a role out of range */
+	sp.role = LRAID_SB_ROLE_SPARE - 1;
+	lraid_sb_encode(&sp, block);
+	KUNIT_EXPECT_EQ(test, lraid_sb_decode(block, &out, &why), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, why, "member role out of range");
+	sp.role = LRAID_SB_ROLE_SPARE;
+
+	for (i = 0; i < 7; i++) {
+		static const char *const whys[] = {
+			"it is a spare of another array (UUID)",
+			"it disagrees with the members on the array name",
+			"it disagrees with the members on the geometry",
+			"it disagrees with the members on the geometry",
+			"it disagrees with the members on the data or bitmap area",
+			"it disagrees with the members on the data or bitmap area",
+			"it disagrees with the members on incompatible features",
+		};
+
+		out = sp;
+		switch (i) {
+		case 0:
+			out.uuid[0] ^= 1;
+			break;
+		case 1:
+			out.name[0] = 'X';
+			break;
+		case 2:
+			out.nr_members = 6;
+			break;
+		case 3:
+			out.chunk_sectors = 256;
+			break;
+		case 4:
+			out.data_size -= 128;
+			break;
+		case 5:
+			out.bitmap_region_sectors <<= 1;
+			break;
+		default:
+			out.feature_incompat = 1;
+			break;
+		}
+		KUNIT_EXPECT_STREQ(test, lraid_sb_spare_mismatch(&out, &ref),
+				   whys[i]);
+	}
+}
+
 static void sb_plan(struct kunit *test)
 {
 	struct lraid_sb_info info;
@@ -1147,6 +1222,7 @@ static struct kunit_case lraid_sb_cases[] = {
 	KUNIT_CASE(sb_resumable),
 	KUNIT_CASE(sb_readdable),
 	KUNIT_CASE(sb_newest_disagree),
+	KUNIT_CASE(sb_spare),
 	KUNIT_CASE(sb_plan),
 	{}
 };

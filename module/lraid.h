@@ -342,6 +342,27 @@ struct lraid_array {
 	 */
 	unsigned long rebuilding;
 	/*
+	 * Roles whose slot holds a device put there to be rebuilt (an add,
+	 * a spare, assembly's resume or re-add) and not in sync yet; the
+	 * bit goes when the role is recovered, the slot emptied, or the
+	 * device fails (lraid_fail_member()). A spare is never taken for
+	 * such a role: the array starts that device's rebuild again
+	 * instead (lraid_spare_work()).
+	 */
+	unsigned long added;
+	/*
+	 * Spares: members[] slots from geom.nr_members on that hold a
+	 * device (LRAID_SB_ROLE_SPARE in its superblock). The I/O path
+	 * never looks there. Changed under the index lock and sb_mutex
+	 * (superblock passes write them), read under either. spare_bad
+	 * (sb_mutex): slots whose superblock write failed, faulty spares
+	 * never used, until removed. a->spare_work (under the index lock,
+	 * taken with a trylock) gives a failed role a spare, queued under
+	 * sync_mutex while no stop has begun (lraid_spare_kick()).
+	 */
+	u32 spare_bad;
+	struct delayed_work spare_work;
+	/*
 	 * Failed roles the superblocks record: a subset of failed, written
 	 * under held_lock once a superblock pass has landed. Write pieces
 	 * that finish while failed has more are parked on held.
@@ -454,6 +475,9 @@ int lraid_array_remove(int index, dev_t dev);
 const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 				  u32 failed);
 int lraid_array_record_failed(struct lraid_array *a);
+unsigned int lraid_spares(const struct lraid_array *a);
+void lraid_spare_kick(struct lraid_array *a);
+void __lraid_spare_kick(struct lraid_array *a);
 extern const struct attribute_group *lraid_attr_groups[];
 void lraid_sysfs_init(struct lraid_array *a);
 void lraid_sysfs_add(struct lraid_array *a);
@@ -506,6 +530,8 @@ void lraid_io_exit(struct lraid_array *a);
 #define LRAID_SYNC_REPAIR	2
 #define LRAID_SYNC_RESYNC	3	/* a repair started by assemble */
 #define LRAID_SYNC_RECOVER	4	/* a rebuild of an added member */
+/* why a rebuild stopped when the failed set changed under it */
+#define LRAID_WHY_OTHER_FAILED	"another member failed"
 extern struct device_attribute dev_attr_sync_action;
 extern struct device_attribute dev_attr_last_sync_action;
 extern struct device_attribute dev_attr_mismatch_cnt;

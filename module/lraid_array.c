@@ -94,6 +94,9 @@ static void lraid_index_unlock(int index)
 	wake_up_all(&lraid_index_wq);
 }
 
+static int lraid_spare_of(struct lraid_array *a, dev_t dev);
+static void lraid_spare_work(struct work_struct *work);
+
 /*
  * Parity over a discarded stripe stays right only if every member reads
  * zeroes there afterwards. Without this promise (md's parameter of the same
@@ -279,6 +282,7 @@ out_close:
 	return ret;
 }
 
+/* The superblock of slot @role: a member's, or past the roles a spare's. */
 static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 			  unsigned int role, u32 failed)
 {
@@ -294,12 +298,13 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 	sb->layout = LRAID_LAYOUT_LEFT_SYMMETRIC;
 	sb->chunk_sectors = g->chunk_sectors;
 	sb->nr_members = g->nr_members;
-	sb->role = role;
+	/* a slot past the roles holds a spare */
+	sb->role = role < g->nr_members ? role : LRAID_SB_ROLE_SPARE;
 	sb->state = a->clean ? LRAID_SB_STATE_CLEAN : 0;
 	sb->data_offset = a->data_offset;
 	sb->data_size = g->member_sectors;
 	sb->dev_sectors = a->members[role].sectors;
-	sb->recovery_offset = LRAID_SB_IN_SYNC;
+	sb->recovery_offset = role < g->nr_members ? LRAID_SB_IN_SYNC : 0;
 	sb->bitmap_offset = a->bitmap_offset;
 	sb->bitmap_sectors = a->bitmap_sectors;
 	sb->bitmap_region_sectors = a->bitmap_region_sectors;
@@ -321,6 +326,36 @@ static void lraid_sb_fill(const struct lraid_array *a, struct lraid_sb_info *sb,
 		sb->feature_compat |= LRAID_SB_FEAT_COMPAT_RESYNC;
 		sb->resync_offset = READ_ONCE(a->synced_stripes) <<
 				    g->chunk_shift;
+	}
+}
+
+/*
+ * Write the spares' superblocks at the count and with the failed set of
+ * the pass that just wrote the members: a spare that cannot take it is
+ * marked faulty (a->spare_bad), never used, and stays until removed, as
+ * md's faulty spares. A spare is not a member: its errors never fail the
+ * pass.
+ */
+static void lraid_spares_write(struct lraid_array *a, u32 failed)
+{
+	struct page *page = a->sb_page;
+	unsigned int i;
+	int err;
+
+	lockdep_assert_held(&a->sb_mutex);
+	for (i = a->geom.nr_members; i < LRAID_MAX_MEMBERS; i++) {
+		if (!a->members[i].b.bdev || (a->spare_bad & BIT(i)))
+			continue;
+		lraid_sb_fill(a, a->sb_buf, i, failed);
+		lraid_sb_encode(a->sb_buf, page_address(page));
+		err = lraid_sb_io(a->members[i].b.bdev, page,
+				  REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH |
+				  REQ_FUA);
+		if (!err)
+			continue;
+		pr_err("lraid%d: superblock write to spare %pg failed: %d; the spare is marked faulty\n",
+		       a->index, a->members[i].b.bdev, err);
+		WRITE_ONCE(a->spare_bad, a->spare_bad | BIT(i));
 	}
 }
 
@@ -389,6 +424,7 @@ static int lraid_sb_write_all(struct lraid_array *a, bool strict,
 		 */
 		a->events++;
 	}
+	lraid_spares_write(a, record ? *record : failed);
 	if (strict && ret)
 		return ret;
 	if (written)
@@ -515,22 +551,23 @@ static void lraid_holders_unlink(struct lraid_array *a)
 
 /*
  * Show the stacking in sysfs as md and dm do: /sys/block/lraidN/slaves/
- * lists the present members and each member's holders/ names lraidN, which
- * is what lsblk draws its tree from. The API is kept for md, dm, bcache
- * and drbd, with no successor; without CONFIG_BLOCK_HOLDER_DEPRECATED it is
- * a stub and the links are absent. Needs the disk added (its slaves
- * directory exists from add_disk to del_gendisk), so the disk is live by
- * then and may have taken writes, which a missing member of a degraded
- * start did not get: a link that cannot be made (no memory, a member's
- * disk removed meanwhile) is only logged, and the start goes on. The
- * members are held open exclusively either way.
+ * lists the present members and spares, and each one's holders/ names
+ * lraidN, which is what lsblk draws its tree from. The API is kept for
+ * md, dm, bcache and drbd, with no successor; without
+ * CONFIG_BLOCK_HOLDER_DEPRECATED it is a stub and the links are absent.
+ * Needs the disk added (its slaves directory exists from add_disk to
+ * del_gendisk), so the disk is live by then and may have taken writes,
+ * which a missing member of a degraded start did not get: a link that
+ * cannot be made (no memory, a member's disk removed meanwhile) is only
+ * logged, and the start goes on. The members are held open exclusively
+ * either way.
  */
 static void lraid_holders_link(struct lraid_array *a)
 {
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < a->geom.nr_members; i++) {
+	for (i = 0; i < LRAID_MAX_MEMBERS; i++) {
 		struct block_device *b = a->members[i].b.bdev;
 
 		if (!b)
@@ -630,6 +667,7 @@ static struct lraid_array *lraid_array_prepare(int index, unsigned int nr,
 	INIT_LIST_HEAD(&a->held_dranges);
 	INIT_LIST_HEAD(&a->held_flushes);
 	mutex_init(&a->sb_mutex);
+	INIT_DELAYED_WORK(&a->spare_work, lraid_spare_work);
 	lraid_sysfs_init(a);
 	lraid_sync_init(a);
 	/*
@@ -1184,6 +1222,86 @@ static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
 }
 
 /*
+ * Put the spares among the @nr devices offered (read into a->members[] and
+ * @sbs) last, in both, keeping the order otherwise; returns how many.
+ */
+static unsigned int lraid_assemble_split(struct lraid_array *a,
+					 unsigned int nr,
+					 struct lraid_sb_info *sbs)
+{
+	unsigned int i, m = 0, ns = 0;
+	struct lraid_sb_info sb;
+	struct lraid_member mb;
+
+	for (i = 0; i < nr; i++)
+		ns += lraid_sb_is_spare(&sbs[i]);
+	/* a stable partition by rotation: members move up to slot m */
+	for (i = 0; i < nr; i++) {
+		if (lraid_sb_is_spare(&sbs[i]))
+			continue;
+		if (i != m) {
+			sb = sbs[i];
+			mb = a->members[i];
+			memmove(&sbs[m + 1], &sbs[m], (i - m) * sizeof(sb));
+			memmove(&a->members[m + 1], &a->members[m],
+				(i - m) * sizeof(mb));
+			sbs[m] = sb;
+			a->members[m] = mb;
+		}
+		m++;
+	}
+	return ns;
+}
+
+/*
+ * The spares in @sbs[@nr..@nr+@ns-1] must belong with the members, whose
+ * newest superblock is @ref (lraid_sb_spare_mismatch()): a spare of
+ * another array offered here is a mistake to report, not to skip.
+ */
+static int lraid_assemble_spares_check(struct lraid_array *a, unsigned int nr,
+				       unsigned int ns,
+				       const struct lraid_sb_info *sbs,
+				       const struct lraid_sb_info *ref)
+{
+	const char *why;
+	unsigned int i;
+
+	for (i = nr; i < nr + ns; i++) {
+		why = lraid_sb_spare_mismatch(&sbs[i], ref);
+		if (!why)
+			continue;
+		pr_warn_ratelimited("assemble: spare %pg: %s\n",
+				    a->members[i].b.bdev, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Give the @ns spares in @sp their slots past the @nr_members roles; one
+ * that finds no slot left (the ioctl's limit of members and spares) is
+ * closed.
+ */
+static void lraid_assemble_spares_place(struct lraid_array *a,
+					struct lraid_member *sp,
+					unsigned int ns,
+					unsigned int nr_members)
+{
+	unsigned int i;
+
+	for (i = 0; i < ns; i++) {
+		if (nr_members + i < LRAID_MAX_MEMBERS) {
+			a->members[nr_members + i] = sp[i];
+			continue;
+		}
+		pr_warn("lraid%d: no room for spare %pg: %u members and %u spares at most\n",
+			a->index, sp[i].b.bdev, nr_members,
+			LRAID_MAX_MEMBERS - nr_members);
+		lraid_compat_close(&sp[i].b);
+	}
+}
+
+/*
  * Decide which offered members serve the array (lraid_sb_check_set()):
  * members left behind, members more than one event behind the newest of
  * the others (they missed writes) and roles recorded failed are not used,
@@ -1194,6 +1312,7 @@ static int lraid_assemble_read(struct lraid_array *a, unsigned int nr,
  * unusable roles in a->failed and those --force took back in *@forced.
  */
 static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
+				unsigned int ns,
 				const struct lraid_sb_info *sbs,
 				unsigned int newest, bool force, u32 *forced)
 {
@@ -1269,6 +1388,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 	if (!tmp)
 		return -ENOMEM;
 	memset(a->members, 0, sizeof(a->members));
+	lraid_assemble_spares_place(a, tmp + nr, ns, sbs[newest].nr_members);
 	*forced = 0;
 	for (i = 0; i < nr; i++) {
 		if (i == resume || i == readd) {
@@ -1284,6 +1404,7 @@ static int lraid_assemble_roles(struct lraid_array *a, unsigned int nr,
 			a->resume_readd = i == readd;
 			a->resume_sector = i == readd ? 0 :
 					   sbs[i].recovery_offset;
+			set_bit(sbs[i].role, &a->added);
 			set_bit(sbs[i].role, &a->rebuilding);
 			continue;
 		}
@@ -1361,7 +1482,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 {
 	struct lraid_sb_info *sbs, *ref;
 	struct lraid_array *a;
-	unsigned int newest;
+	unsigned int newest, ns;
 	u32 forced;
 	bool clean, unsynced;
 	int ret;
@@ -1377,8 +1498,18 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	ret = lraid_assemble_read(a, nr, sbs);
 	if (ret)
 		goto out_abort;
+	ns = lraid_assemble_split(a, nr, sbs);
+	nr -= ns;
+	if (!nr) {
+		pr_warn_ratelimited("assemble: only spares offered, no member\n");
+		ret = -EINVAL;
+		goto out_abort;
+	}
 	newest = lraid_sb_newest(sbs, nr);
 	ref = &sbs[newest];
+	ret = lraid_assemble_spares_check(a, nr, ns, sbs, ref);
+	if (ret)
+		goto out_abort;
 	/*
 	 * A run adds far fewer than 2^32 events; starting closer than that
 	 * to the limit could write superblocks that no longer decode.
@@ -1392,7 +1523,7 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	ret = lraid_assemble_claim(a, ref);
 	if (ret)
 		goto out_abort;
-	ret = lraid_assemble_roles(a, nr, sbs, newest, force, &forced);
+	ret = lraid_assemble_roles(a, nr, ns, sbs, newest, force, &forced);
 	if (ret)
 		goto out_abort;
 	clean = ref->state & LRAID_SB_STATE_CLEAN;
@@ -1455,6 +1586,9 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 	else
 		pr_info("lraid%d: assembled RAID%u, %u members, events %llu\n",
 			index, a->geom.level, nr, a->events);
+	if (ns)
+		pr_info("lraid%d: %u spare%s\n", index, lraid_spares(a),
+			lraid_spares(a) == 1 ? "" : "s");
 	mutex_lock(&a->sb_mutex);
 	unsynced = a->unsynced;
 	mutex_unlock(&a->sb_mutex);
@@ -1462,6 +1596,8 @@ static int __lraid_array_assemble(int index, unsigned int nr,
 		lraid_sync_resync(a);
 	if (a->resume_role != U8_MAX)
 		lraid_array_resume(a);
+	else
+		lraid_spare_kick(a);
 	kfree(sbs);
 	return 0;
 
@@ -1556,6 +1692,8 @@ static void lraid_array_teardown(struct lraid_array *a)
 	lraid_holders_unlink(a);
 	lraid_sysfs_remove(a);
 	lraid_sync_stop(a);
+	/* sync_dead is set: the work is not queued again */
+	cancel_delayed_work_sync(&a->spare_work);
 	del_gendisk(a->disk);
 	lraid_io_quiesce(a);
 	lraid_bitmap_stop(a);
@@ -1649,14 +1787,24 @@ out:
 	return ret;
 }
 
-/* The role of the open member @dev of @a, or -ENODEV (logged for @cmd). */
+/*
+ * The role of the open member @dev of @a, or -ENODEV (logged for @cmd);
+ * -EBUSY for a spare.
+ */
 static int lraid_member_of(struct lraid_array *a, dev_t dev, const char *cmd)
 {
 	unsigned int i;
+	int slot;
 
 	for (i = 0; i < a->geom.nr_members; i++)
 		if (a->members[i].b.bdev && a->members[i].dev == dev)
 			return i;
+	slot = lraid_spare_of(a, dev);
+	if (slot >= 0) {
+		pr_warn_ratelimited("lraid%d: %s: %pg is a spare, not a member: remove takes it out\n",
+				    a->index, cmd, a->members[slot].b.bdev);
+		return -EBUSY;
+	}
 	pr_warn_ratelimited("lraid%d: %s: %u:%u is not a member\n", a->index,
 			    cmd, MAJOR(dev), MINOR(dev));
 	return -ENODEV;
@@ -1735,6 +1883,7 @@ int lraid_array_record_failed(struct lraid_array *a)
 		pr_err("lraid%d: could not record the failed member\n", a->index);
 	lraid_sysfs_changed(a);
 	mutex_unlock(&a->sb_mutex);
+	lraid_spare_kick(a);
 	return ret;
 }
 
@@ -1790,6 +1939,7 @@ static void lraid_slot_empty(struct lraid_array *a, unsigned int role)
 	lraid_compat_close(&mb->b);
 	mb->dev = 0;
 	mb->sectors = 0;
+	clear_bit(role, &a->added);
 }
 
 /*
@@ -1848,10 +1998,12 @@ static int lraid_add_probe(struct lraid_array *a, unsigned int role,
 	get_random_bytes(tag, sizeof(tag));
 	memcpy(page_address(page), tag, sizeof(tag));
 	ret = lraid_sb_io(b, page, REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
-	for (i = 0; i < a->geom.nr_members && !ret && hit < 0; i++) {
+	for (i = 0; i < LRAID_MAX_MEMBERS && !ret && hit < 0; i++) {
 		struct block_device *m = a->members[i].b.bdev;
 
-		if (i == role || !m || (READ_ONCE(a->failed) & BIT(i)))
+		/* failed roles and faulty spares need not answer */
+		if (i == role || !m || ((READ_ONCE(a->failed) |
+					 READ_ONCE(a->spare_bad)) & BIT(i)))
 			continue;
 		ret = lraid_sb_io(m, page, REQ_OP_READ | REQ_SYNC);
 		if (!ret && !memcmp(page_address(page), tag, sizeof(tag)))
@@ -1860,8 +2012,12 @@ static int lraid_add_probe(struct lraid_array *a, unsigned int role,
 	__free_page(page);
 	if (hit < 0)
 		return ret;
-	pr_warn_ratelimited("lraid%d: add: %pg is the same storage as member %pg (role %u): refused\n",
-			    a->index, b, a->members[hit].b.bdev, hit);
+	if ((unsigned int)hit >= a->geom.nr_members)
+		pr_warn_ratelimited("lraid%d: add: %pg is the same storage as spare %pg: refused\n",
+				    a->index, b, a->members[hit].b.bdev);
+	else
+		pr_warn_ratelimited("lraid%d: add: %pg is the same storage as member %pg (role %u): refused\n",
+				    a->index, b, a->members[hit].b.bdev, hit);
 	mutex_lock(&a->sb_mutex);
 	a->events++;
 	if (lraid_sb_write_all(a, false, NULL))
@@ -1961,13 +2117,17 @@ static int lraid_add_open(struct lraid_array *a, unsigned int role, dev_t dev,
 				    a->index, MAJOR(dev), MINOR(dev), ret);
 		return ret;
 	}
-	for (i = 0; i < a->geom.nr_members; i++) {
+	for (i = 0; i < LRAID_MAX_MEMBERS; i++) {
 		struct block_device *m = a->members[i].b.bdev;
 
 		if (i == role || !m || !lraid_bdev_overlap(m, nb->bdev))
 			continue;
-		pr_warn_ratelimited("lraid%d: add: %pg overlaps member %pg (role %u): refused\n",
-				    a->index, nb->bdev, m, i);
+		if (i >= a->geom.nr_members)
+			pr_warn_ratelimited("lraid%d: add: %pg overlaps spare %pg: refused\n",
+					    a->index, nb->bdev, m);
+		else
+			pr_warn_ratelimited("lraid%d: add: %pg overlaps member %pg (role %u): refused\n",
+					    a->index, nb->bdev, m, i);
 		lraid_compat_close(nb);
 		return -EINVAL;
 	}
@@ -2032,8 +2192,278 @@ static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
 	return true;
 }
 
+static int __lraid_array_add(struct lraid_array *a, dev_t dev,
+			     bool readd_only);
+
+/* The spare slot holding @dev, or -ENODEV. */
+static int lraid_spare_of(struct lraid_array *a, dev_t dev)
+{
+	unsigned int i;
+
+	for (i = a->geom.nr_members; i < LRAID_MAX_MEMBERS; i++)
+		if (a->members[i].b.bdev && a->members[i].dev == dev)
+			return i;
+	return -ENODEV;
+}
+
+/* How many spares @a holds, faulty ones included. */
+unsigned int lraid_spares(const struct lraid_array *a)
+{
+	unsigned int i, n = 0;
+
+	for (i = a->geom.nr_members; i < LRAID_MAX_MEMBERS; i++)
+		n += !!a->members[i].b.bdev;
+	return n;
+}
+
 /*
- * Add @dev to the degraded array @index, as mdadm --add: it takes a failed
+ * Does an add of @dev make a spare? When no role waits for a device (none
+ * failed, or every failed one is being rebuilt), or a pass runs: as md,
+ * which keeps such a device as a spare. Not the device of a failed role
+ * (adding it back rebuilds it, once the pass is over) nor an active
+ * member's (refused by lraid_add_role()).
+ */
+static bool lraid_add_spare_wanted(struct lraid_array *a, dev_t dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < a->geom.nr_members; i++)
+		if (a->members[i].b.bdev && a->members[i].dev == dev)
+			return false;
+	return lraid_sync_busy(a) ||
+	       !(READ_ONCE(a->failed) & ~(u32)READ_ONCE(a->rebuilding));
+}
+
+/*
+ * Keep @dev as a spare of @a: checked as an added member is (size, limits,
+ * not the same storage as a member or spare), cleared of old metadata,
+ * then given a superblock that names the array and no role. A role that
+ * fails later is rebuilt onto it (a->spare_work). -ENOSPC when the slots
+ * past the roles are all taken (the info ioctl lists LRAID_MAX_MEMBERS
+ * devices at most).
+ */
+static int lraid_spare_add(struct lraid_array *a, dev_t dev)
+{
+	struct lraid_bdev nb = {};
+	struct lraid_member *mb;
+	struct block_device *b;
+	unsigned int slot;
+	int ret;
+
+	for (slot = a->geom.nr_members; slot < LRAID_MAX_MEMBERS; slot++)
+		if (!a->members[slot].b.bdev)
+			break;
+	if (slot == LRAID_MAX_MEMBERS) {
+		pr_warn_ratelimited("lraid%d: add: no room for another spare: %u members and %u spares at most\n",
+				    a->index, a->geom.nr_members,
+				    LRAID_MAX_MEMBERS - a->geom.nr_members);
+		return -ENOSPC;
+	}
+	ret = lraid_add_open(a, slot, dev, &nb);
+	if (ret)
+		return ret;
+	b = nb.bdev;
+	ret = lraid_add_fits(a, b);
+	if (!ret)
+		ret = lraid_add_probe(a, slot, b);
+	if (!ret)
+		ret = lraid_add_wipe(a, b);
+	if (ret)
+		goto out_close;
+	mutex_lock(&a->sb_mutex);
+	mb = &a->members[slot];
+	mb->b = nb;
+	mb->dev = dev;
+	mb->sectors = bdev_nr_sectors(b);
+	atomic_set(&mb->read_errors, 0);
+	WRITE_ONCE(a->spare_bad, a->spare_bad & ~BIT(slot));
+	lraid_sb_fill(a, a->sb_buf, slot, READ_ONCE(a->failed));
+	lraid_sb_encode(a->sb_buf, page_address(a->sb_page));
+	ret = lraid_sb_io(b, a->sb_page, REQ_OP_WRITE | REQ_SYNC |
+			  REQ_PREFLUSH | REQ_FUA);
+	if (ret)
+		memset(mb, 0, sizeof(*mb));
+	else
+		lraid_sysfs_changed(a);
+	mutex_unlock(&a->sb_mutex);
+	if (ret) {
+		pr_err("lraid%d: add: superblock write to %pg failed: %d; not kept as a spare\n",
+		       a->index, b, ret);
+		goto out_close;
+	}
+	if (!bd_link_disk_holder(b, a->disk))
+		a->linked |= BIT(slot);
+	pr_info("lraid%d: %pg added as a spare\n", a->index, b);
+	/* a role failed while a pass ran: once the pass ends */
+	lraid_spare_kick(a);
+	return 0;
+
+out_close:
+	lraid_compat_close(&nb);
+	return ret;
+}
+
+/*
+ * Take the spare in @slot out of @a, its holder link and superblock
+ * (zeroed, so that no later assemble takes it back) with it, and close
+ * it, as mdadm --remove of a spare. Under the index lock.
+ */
+static void lraid_spare_remove(struct lraid_array *a, unsigned int slot)
+{
+	struct lraid_member sp;
+	struct page *page;
+	int ret = -ENOMEM;
+
+	mutex_lock(&a->sb_mutex);
+	sp = a->members[slot];
+	memset(&a->members[slot], 0, sizeof(sp));
+	WRITE_ONCE(a->spare_bad, a->spare_bad & ~BIT(slot));
+	lraid_sysfs_changed(a);
+	mutex_unlock(&a->sb_mutex);
+	if (a->linked & BIT(slot)) {
+		bd_unlink_disk_holder(sp.b.bdev, a->disk);
+		a->linked &= ~BIT(slot);
+	}
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (page) {
+		ret = lraid_sb_io(sp.b.bdev, page,
+				  REQ_OP_WRITE | REQ_SYNC | REQ_FUA);
+		__free_page(page);
+	}
+	if (ret)
+		pr_warn("lraid%d: spare %pg removed; erasing its superblock failed: %d\n",
+			a->index, sp.b.bdev, ret);
+	else
+		pr_info("lraid%d: spare %pg removed, its superblock erased\n",
+			a->index, sp.b.bdev);
+	lraid_compat_close(&sp.b);
+}
+
+/*
+ * Give the lowest failed role that no rebuild serves a device, as md does
+ * when a member fails or a pass ends: the device added for it, if one
+ * sits in its slot (its rebuild stopped when another member failed:
+ * lraid_array_add() starts it again, from the start), else the first
+ * working spare, which replaces the failed device in the slot (closed: it
+ * is no longer part of the array). Under the index lock; nothing while a
+ * pass runs (the end of the pass kicks a->spare_work again).
+ */
+static void lraid_spare_take(struct lraid_array *a)
+{
+	struct lraid_drange all;
+	struct lraid_member sp, *mb;
+	struct block_device *old;
+	unsigned int role, slot;
+	bool linked;
+	u32 todo;
+	int ret;
+
+again:
+	if (lraid_array_lost(a) || lraid_sync_busy(a))
+		return;
+	todo = READ_ONCE(a->failed) & ~(u32)READ_ONCE(a->rebuilding);
+	if (!todo)
+		return;
+	role = __ffs(todo);
+	mb = &a->members[role];
+	if (test_bit(role, &a->added) && mb->b.bdev) {
+		pr_info("lraid%d: rebuilding role %u onto %pg again\n",
+			a->index, role, mb->b.bdev);
+		if (__lraid_array_add(a, mb->dev, false)) {
+			clear_bit(role, &a->added);
+			goto again;
+		}
+		return;
+	}
+	for (slot = a->geom.nr_members; slot < LRAID_MAX_MEMBERS; slot++)
+		if (a->members[slot].b.bdev &&
+		    !(READ_ONCE(a->spare_bad) & BIT(slot)))
+			break;
+	if (slot == LRAID_MAX_MEMBERS)
+		return;
+	ret = lraid_add_wipe(a, a->members[slot].b.bdev);
+	if (ret) {
+		pr_err("lraid%d: spare %pg marked faulty\n", a->index,
+		       a->members[slot].b.bdev);
+		mutex_lock(&a->sb_mutex);
+		WRITE_ONCE(a->spare_bad, a->spare_bad | BIT(slot));
+		mutex_unlock(&a->sb_mutex);
+		goto again;
+	}
+	mutex_lock(&a->sb_mutex);
+	sp = a->members[slot];
+	memset(&a->members[slot], 0, sizeof(sp));
+	lraid_sysfs_changed(a);
+	mutex_unlock(&a->sb_mutex);
+	linked = a->linked & BIT(slot);
+	a->linked &= ~BIT(slot);
+
+	lraid_quiesce(a, &all);
+	old = mb->b.bdev;
+	if (old)
+		pr_info("lraid%d: %pg (role %u) released: spare %pg takes its role\n",
+			a->index, old, role, sp.b.bdev);
+	lraid_slot_empty(a, role);
+	*mb = sp;
+	if (linked)
+		a->linked |= BIT(role);
+	atomic_set(&mb->read_errors, 0);
+	set_bit(role, &a->added);
+	set_bit(role, &a->rebuilding);
+	lraid_unquiesce(a, &all);
+
+	ret = lraid_sync_recover(a, role, false, 0);
+	if (ret)
+		clear_bit(role, &a->rebuilding);
+	else
+		pr_info("lraid%d: spare %pg takes role %u, rebuilding it from the other members\n",
+			a->index, mb->b.bdev, role);
+}
+
+static void lraid_spare_work(struct work_struct *work)
+{
+	struct lraid_array *a = container_of(to_delayed_work(work),
+					     struct lraid_array, spare_work);
+
+	/*
+	 * A command holds the index (stop among them, which waits for this
+	 * work with it held): try again shortly, unless a stop has begun.
+	 */
+	if (!mutex_trylock(&lraid_index_mutex[a->index])) {
+		mutex_lock(&a->sync_mutex);
+		if (!a->sync_dead)
+			queue_delayed_work(system_long_wq, &a->spare_work,
+					   HZ / 10);
+		mutex_unlock(&a->sync_mutex);
+		return;
+	}
+	lraid_spare_take(a);
+	lraid_index_unlock(a->index);
+}
+
+/*
+ * A member failed, a pass ended, a spare came or the array started: let
+ * a->spare_work see whether a failed role can be rebuilt. Under
+ * sync_mutex, which orders it against the stop (sync_dead, then the work
+ * is cancelled).
+ */
+void __lraid_spare_kick(struct lraid_array *a)
+{
+	lockdep_assert_held(&a->sync_mutex);
+	if (!a->sync_dead &&
+	    (READ_ONCE(a->failed) & ~(u32)READ_ONCE(a->rebuilding)))
+		queue_delayed_work(system_long_wq, &a->spare_work, 0);
+}
+
+void lraid_spare_kick(struct lraid_array *a)
+{
+	mutex_lock(&a->sync_mutex);
+	__lraid_spare_kick(a);
+	mutex_unlock(&a->sync_mutex);
+}
+
+/*
+ * Add @dev to the degraded array @a, as mdadm --add: it takes a failed
  * or missing role (lraid_add_role()) and a rebuild pass writes the role's
  * blocks to it from the other members (lraid_sync_recover()) while the
  * array serves I/O; lraid_array_recovered() marks the role working at the
@@ -2049,8 +2479,13 @@ static bool lraid_add_readd(struct lraid_array *a, struct block_device *b,
  * still such a member (the bits stay set while the role is failed), and
  * the next add of it goes on from the bits. @readd_only: refuse any other
  * device with -ESTALE.
+ *
+ * Added to an array with no role to rebuild, or while a pass runs, the
+ * device becomes a spare (lraid_spare_add()), as with mdadm --add. Under
+ * the index lock.
  */
-int lraid_array_add(int index, dev_t dev, bool readd_only)
+static int __lraid_array_add(struct lraid_array *a, dev_t dev,
+			     bool readd_only)
 {
 	struct lraid_sb_info *info = NULL;
 	struct page *page = NULL;
@@ -2058,35 +2493,38 @@ int lraid_array_add(int index, dev_t dev, bool readd_only)
 	struct lraid_bdev nb = {};
 	struct lraid_drange all;
 	struct lraid_member *mb;
-	struct lraid_array *a;
 	struct block_device *b;
+	int index = a->index;
 	unsigned int role;
 	int ret;
 
-	ret = lraid_array_lock(index, &a);
-	if (ret)
-		return ret;
 	if (lraid_array_lost(a)) {
 		pr_warn_ratelimited("lraid%d: add: more members failed than parity covers: nothing to rebuild from\n",
 				    index);
-		ret = -EIO;
-		goto out;
+		return -EIO;
 	}
+	ret = lraid_spare_of(a, dev);
+	if (ret >= 0) {
+		pr_warn_ratelimited("lraid%d: add: %pg is a spare of the array already\n",
+				    index, a->members[ret].b.bdev);
+		return -EBUSY;
+	}
+	if (!readd_only && lraid_add_spare_wanted(a, dev))
+		return lraid_spare_add(a, dev);
 	if (lraid_sync_busy(a)) {
 		pr_warn_ratelimited("lraid%d: add: a %s pass runs (sync_action): wait for it, or write idle\n",
 				    index, READ_ONCE(a->sync_action) ==
 				    LRAID_SYNC_RECOVER ? "recover" : "parity");
-		ret = -EBUSY;
-		goto out;
+		return -EBUSY;
 	}
 	ret = lraid_add_role(a, dev);
 	if (ret < 0)
-		goto out;
+		return ret;
 	role = ret;
 	mb = &a->members[role];
 	ret = lraid_add_open(a, role, dev, &nb);
 	if (ret)
-		goto out;
+		return ret;
 	b = nb.bdev ?: mb->b.bdev;
 	info = kmalloc(sizeof(*info), GFP_KERNEL);
 	page = alloc_page(GFP_KERNEL);
@@ -2131,6 +2569,7 @@ int lraid_array_add(int index, dev_t dev, bool readd_only)
 			a->linked |= BIT(role);
 	}
 	atomic_set(&mb->read_errors, 0);
+	set_bit(role, &a->added);
 	set_bit(role, &a->rebuilding);
 	lraid_unquiesce(a, &all);
 
@@ -2151,6 +2590,18 @@ out:
 	kfree(info);
 	if (page)
 		__free_page(page);
+	return ret;
+}
+
+int lraid_array_add(int index, dev_t dev, bool readd_only)
+{
+	struct lraid_array *a;
+	int ret;
+
+	ret = lraid_array_lock(index, &a);
+	if (ret)
+		return ret;
+	ret = __lraid_array_add(a, dev, readd_only);
 	lraid_index_unlock(index);
 	return ret;
 }
@@ -2193,9 +2644,10 @@ const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 	} else if (!test_bit(role, &a->rebuilding)) {
 		why = "the new member failed";
 	} else if (READ_ONCE(a->failed) != failed) {
-		why = "another member failed";
+		why = LRAID_WHY_OTHER_FAILED;
 	} else {
 		clear_bit(role, &a->rebuilding);
+		clear_bit(role, &a->added);
 		spin_lock_irq(&a->held_lock);
 		WRITE_ONCE(a->failed_recorded, a->failed_recorded & ~BIT(role));
 		old = READ_ONCE(a->failed);
@@ -2234,6 +2686,12 @@ int lraid_array_remove(int index, dev_t dev)
 	ret = lraid_array_lock(index, &a);
 	if (ret)
 		return ret;
+	ret = lraid_spare_of(a, dev);
+	if (ret >= 0) {
+		lraid_spare_remove(a, ret);
+		ret = 0;
+		goto out;
+	}
 	ret = lraid_member_of(a, dev, "remove");
 	if (ret < 0)
 		goto out;

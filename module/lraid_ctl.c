@@ -90,7 +90,7 @@ static long lraid_ctl_version(void __user *arg, size_t usize)
 	v.minor = LRAID_ABI_MINOR;
 	v.features = LRAID_FEAT_RAID5 | LRAID_FEAT_RAID6 | LRAID_FEAT_DISCARD |
 		     LRAID_FEAT_DEGRADED | LRAID_FEAT_REBUILD |
-		     LRAID_FEAT_REMOVE | LRAID_FEAT_BITMAP;
+		     LRAID_FEAT_REMOVE | LRAID_FEAT_BITMAP | LRAID_FEAT_SPARES;
 	if (copy_to_user(arg, &v, min(sizeof(v), usize)))
 		return -EFAULT;
 	return 0;
@@ -220,7 +220,7 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 {
 	struct lraid_ioc_info *c;
 	struct lraid_array *a;
-	unsigned int i;
+	unsigned int i, n;
 	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -270,6 +270,21 @@ static long lraid_ctl_info(void __user *arg, size_t usize)
 		c->members[i].sectors = m->sectors;
 		c->members[i].read_errors = lraid_read_errors(m);
 	}
+	/* spares after the roles (a superblock write failed: faulty) */
+	for (i = a->geom.nr_members, n = i; i < LRAID_MAX_MEMBERS; i++) {
+		struct lraid_member *m = &a->members[i];
+
+		if (!READ_ONCE(m->dev))
+			continue;
+		c->members[n].major = MAJOR(m->dev);
+		c->members[n].minor = MINOR(m->dev);
+		c->members[n].role = LRAID_ROLE_NONE;
+		c->members[n].state = READ_ONCE(a->spare_bad) & BIT(i) ?
+				      LRAID_MEMBER_FAULTY : LRAID_MEMBER_SPARE;
+		c->members[n].sectors = m->sectors;
+		n++;
+	}
+	c->nr_spares = n - a->geom.nr_members;
 	mutex_unlock(&lraid_ctl_mutex);
 	ret = 0;
 	if (copy_to_user(arg, c, min(sizeof(*c), usize)))

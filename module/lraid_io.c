@@ -115,6 +115,9 @@ int lraid_fail_member(struct lraid_array *a, unsigned int role, bool beyond)
 	 */
 	if (unlikely(test_bit(role, &a->rebuilding)))
 		clear_bit(role, &a->rebuilding);
+	/* a device added for the role failed: a spare may replace it */
+	if (unlikely(test_bit(role, &a->added)))
+		clear_bit(role, &a->added);
 	old = READ_ONCE(a->failed);
 	do {
 		if (old & BIT(role))

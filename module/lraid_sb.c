@@ -132,8 +132,12 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why)
 	    info->nr_members > LRAID_MAX_MEMBERS)
 		return lraid_sb_fail(why, "member count out of range",
 				     -EINVAL);
-	if (info->role >= info->nr_members)
+	if (info->role >= info->nr_members &&
+	    info->role != LRAID_SB_ROLE_SPARE)
 		return lraid_sb_fail(why, "member role out of range", -EINVAL);
+	if (info->role == LRAID_SB_ROLE_SPARE && info->recovery_offset)
+		return lraid_sb_fail(why, "spare with a recovery offset",
+				     -EINVAL);
 	if (info->chunk_sectors < (LRAID_MIN_CHUNK_BYTES >> 9) ||
 	    info->chunk_sectors > (LRAID_MAX_CHUNK_BYTES >> 9) ||
 	    !is_power_of_2(info->chunk_sectors))
@@ -512,6 +516,29 @@ static bool lraid_sb_fresh(const struct lraid_sb_info *sb,
 	return sb->events + 1 >= ref->events &&
 	       lraid_sb_in_sync(sb) && !(failed & (1U << sb->role));
 }
+
+const char *lraid_sb_spare_mismatch(const struct lraid_sb_info *sp,
+				    const struct lraid_sb_info *ref)
+{
+	if (memcmp(sp->uuid, ref->uuid, sizeof(sp->uuid)))
+		return "it is a spare of another array (UUID)";
+	if (strcmp(sp->name, ref->name))
+		return "it disagrees with the members on the array name";
+	if (sp->level != ref->level || sp->layout != ref->layout ||
+	    sp->chunk_sectors != ref->chunk_sectors ||
+	    sp->nr_members != ref->nr_members)
+		return "it disagrees with the members on the geometry";
+	if (sp->data_size != ref->data_size ||
+	    sp->data_offset != ref->data_offset ||
+	    sp->bitmap_offset != ref->bitmap_offset ||
+	    sp->bitmap_sectors != ref->bitmap_sectors ||
+	    sp->bitmap_region_sectors != ref->bitmap_region_sectors)
+		return "it disagrees with the members on the data or bitmap area";
+	if (sp->feature_incompat != ref->feature_incompat)
+		return "it disagrees with the members on incompatible features";
+	return NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(lraid_sb_spare_mismatch);
 
 int lraid_sb_check_set(const struct lraid_sb_info *sbs, unsigned int n,
 		       unsigned int *fresh_mask, const char **why)

@@ -83,6 +83,15 @@
 /* recovery_offset value of a member that is fully in sync */
 #define LRAID_SB_IN_SYNC	(~0ULL)
 
+/*
+ * role of a spare: a device of the array that holds no role and no data,
+ * written with every superblock pass, and that takes a failed role when
+ * the array has one (as md's spares). recovery_offset is 0. Code older
+ * than spares refuses such a superblock (role out of range), which is
+ * safe: a spare holds nothing.
+ */
+#define LRAID_SB_ROLE_SPARE	0xffffffffu
+
 /* Defaults used by lraid_sb_plan(). */
 #define LRAID_SB_DEF_DATA_OFFSET	2048u		/* 1 MiB */
 #define LRAID_SB_DEF_BITMAP_OFFSET	LRAID_SB_SECTORS /* right behind */
@@ -204,7 +213,8 @@ int lraid_sb_validate(const struct lraid_sb_info *info, const char **why);
 
 /*
  * Assembly check over the decoded superblocks @sbs[0..n-1] of the members
- * offered (one per device, any order). Requires: same UUID, name, level,
+ * offered (one per device, any order; spares are not passed here, see
+ * lraid_sb_spare_mismatch()). Requires: same UUID, name, level,
  * layout, chunk, member count, data size, data offset and incompat
  * features; no two with the same role; no more than nr_members offered.
  * Members whose event counter is more than one behind the newest one
@@ -249,6 +259,21 @@ void lraid_sb_roles(const struct lraid_sb_info *sbs, unsigned int n,
  */
 unsigned int lraid_sb_force(const struct lraid_sb_info *sbs, unsigned int n,
 			    unsigned int *fresh_mask);
+
+/* Whether the superblock is a spare's (LRAID_SB_ROLE_SPARE). */
+static inline bool lraid_sb_is_spare(const struct lraid_sb_info *sb)
+{
+	return sb->role == LRAID_SB_ROLE_SPARE;
+}
+
+/*
+ * Whether the spare @sp belongs with the members whose newest superblock
+ * is @ref: the same UUID, name, geometry, data area, bitmap area and
+ * incompatible features. NULL, or why not (a static string). Its event
+ * count does not matter: a spare holds no data.
+ */
+const char *lraid_sb_spare_mismatch(const struct lraid_sb_info *sp,
+				    const struct lraid_sb_info *ref);
 
 /* Whether the member holds all its data (not rebuilt only part way). */
 static inline bool lraid_sb_in_sync(const struct lraid_sb_info *sb)

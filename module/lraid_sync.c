@@ -476,7 +476,7 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 			return "a member failed a read";
 		/* max_read_errors reached: the member is failed now */
 		if (READ_ONCE(a->failed) != s->failed)
-			return "another member failed";
+			return LRAID_WHY_OTHER_FAILED;
 		lost |= unread;
 	}
 	for (di = 0; di < k && nfd < ARRAY_SIZE(fd); di++)
@@ -518,7 +518,7 @@ static const char *lraid_sync_recover_slice(struct lraid_sync *s, u64 stripe,
 	/* a survivor's pages rebuilt beside it: written back */
 	if (unread && lraid_sync_write_back(s, __ffs(unread), sector, pages) &&
 	    READ_ONCE(a->failed) != s->failed)
-		return "another member failed";
+		return LRAID_WHY_OTHER_FAILED;
 	return NULL;
 }
 
@@ -596,7 +596,7 @@ static const char *lraid_sync_lost(struct lraid_sync *s)
 	if (!test_bit(s->role, &a->rebuilding))
 		return "the new member failed";
 	if (READ_ONCE(a->failed) != s->failed)
-		return "another member failed";
+		return LRAID_WHY_OTHER_FAILED;
 	/* failed after the add checked it, before the pass sampled it */
 	if (lraid_array_lost(a))
 		return "more members failed than parity covers";
@@ -614,6 +614,7 @@ static void lraid_sync_work(struct work_struct *work)
 	const char *why = NULL, *name;
 	struct lraid_sync *s;
 	bool resynced = false, resync = false, by_bitmap = false, readd;
+	bool kick = true;
 	u8 action;
 	u64 stripe;
 	u32 off, dirty, regions;
@@ -737,6 +738,16 @@ out:
 		}
 		mutex_unlock(&a->sync_mutex);
 		clear_bit(a->sync_role, &a->rebuilding);
+		/*
+		 * What a->spare_work may do next: a rebuild the failed set
+		 * changed under goes on from the start onto the same
+		 * device, one whose device failed gets a spare; after
+		 * anything else (a survivor's unreadable block, no memory)
+		 * a new pass would stop where this one did (md's
+		 * recovery_disabled): the role waits for lraidctl add.
+		 */
+		kick = !strcmp(why, LRAID_WHY_OTHER_FAILED) ||
+		       !test_bit(a->sync_role, &a->added);
 		pr_warn("%s: recover stopped at stripe %llu of %llu: %s; role %u stays failed\n",
 			a->disk->disk_name, (unsigned long long)stripe,
 			(unsigned long long)g->nr_stripes, why, a->sync_role);
@@ -794,6 +805,13 @@ out:
 	    !lraid_sync_start_locked(a, LRAID_SYNC_RESYNC, 0))
 		pr_info("%s: resync after the rebuild: parity was not known to be in sync\n",
 			a->disk->disk_name);
+	/*
+	 * A role still failed (another failed meanwhile, or this rebuild's
+	 * device did) gets a spare now; not after idle, which asked for no
+	 * pass, nor after a rebuild that would stop again (kick).
+	 */
+	if (!a->sync_abort && kick)
+		__lraid_spare_kick(a);
 	mutex_unlock(&a->sync_mutex);
 	/* as md: pollers of sync_action wake when a pass ends */
 	sysfs_notify(&disk_to_dev(a->disk)->kobj, "lraid", "sync_action");

@@ -3,9 +3,10 @@
  * lraidctl: control lraid RAID5/RAID6 arrays through /dev/lraid-control.
  *
  *   lraidctl create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]
- *            [--layout left-symmetric] [--bitmap internal|none]
- *            [--bitmap-chunk SIZE] [--assume-clean] [--run] MEMBER...
- *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN MEMBER...
+ *            [--spare-devices N] [--layout left-symmetric]
+ *            [--bitmap internal|none] [--bitmap-chunk SIZE] [--assume-clean]
+ *            [--run] MEMBER... [SPARE...]
+ *   lraidctl assemble [--run] [--no-degraded] [--force] lraidN DEVICE...
  *   lraidctl assemble --scan [--run] [--no-degraded] [--force] [lraidN]
  *   lraidctl stop --scan | lraidN
  *   lraidctl fail lraidN MEMBER
@@ -90,9 +91,10 @@ static int usage(void)
 	fprintf(stderr,
 		"usage:\n"
 		"  %s create lraidN --level 5|6 [--chunk SIZE] [--raid-devices N]\n"
-		"         [--layout left-symmetric] [--bitmap internal|none]\n"
-		"         [--bitmap-chunk SIZE] [--assume-clean] [--run] MEMBER...\n"
-		"  %s assemble [--run] [--no-degraded] [--force] lraidN MEMBER...\n"
+		"         [--spare-devices N] [--layout left-symmetric]\n"
+		"         [--bitmap internal|none] [--bitmap-chunk SIZE] [--assume-clean]\n"
+		"         [--run] MEMBER... [SPARE...]\n"
+		"  %s assemble [--run] [--no-degraded] [--force] lraidN DEVICE...\n"
 		"  %s assemble --scan [--run] [--no-degraded] [--force] [lraidN]\n"
 		"  %s stop --scan | lraidN\n"
 		"  %s fail lraidN MEMBER\n"
@@ -110,9 +112,11 @@ static int usage(void)
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K, M or G suffix (chunk default 64K; bitmap chunk\n"
 		"default 64M, or more if the bitmap needs it); --bitmap default: internal\n"
-		"when each member's data area is 100G or more, else none. Options also\n"
-		"as --level=6, -l6, -c 64, -n 4, -p ls, -b internal, -R, -f, -s (as\n"
-		"mdadm); lraidN may be /dev/lraidN.\n",
+		"when each member's data area is 100G or more, else none. --spare-devices:\n"
+		"the last N devices given are added as spares once the array is made.\n"
+		"assemble: DEVICE... are members and spares. Options also as --level=6,\n"
+		"-l6, -c 64, -n 4, -x 1, -p ls, -b internal, -R, -f, -s (as mdadm);\n"
+		"lraidN may be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
 		prog, prog, prog, prog, prog, prog, prog);
 	return 2;
@@ -523,6 +527,16 @@ static bool has_sb_magic(const uint8_t *blk)
 	       get_le32(blk + 4) == (uint32_t)(LRAID_SB_MAGIC >> 32);
 }
 
+/* Whether @path no longer carries an lraid superblock (nor is unreadable). */
+static bool sb_gone(const char *path)
+{
+	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
+	char msg[PATH_MAX + 128];
+
+	return !read_sb_block(path, block, NULL, msg, sizeof(msg)) &&
+	       !has_sb_magic(block);
+}
+
 #define MD_SB_MAGIC	0xa92b4efcU
 
 /* Signatures at fixed offsets in the first 4 KiB (@blk 0) or at 64 KiB (1) */
@@ -575,14 +589,18 @@ static int probe_member(const char *path)
 		return 1;
 	}
 	if (has_sb_magic(blk[0])) {
-		if (lraid_sb_decode(blk[0], &sb, &why) == 0) {
+		if (lraid_sb_decode(blk[0], &sb, &why)) {
+			err("%s holds a damaged lraid superblock (%s)", path,
+			    why);
+		} else if (lraid_sb_is_spare(&sb)) {
+			uuid_str(sb.uuid, uuid);
+			err("%s is a spare of lraid array '%s' (RAID%u, %u members, UUID %s)",
+			    path, sb.name, sb.level, sb.nr_members, uuid);
+		} else {
 			uuid_str(sb.uuid, uuid);
 			err("%s is role %u of lraid array '%s' (RAID%u, %u members, UUID %s)",
 			    path, sb.role, sb.name, sb.level, sb.nr_members,
 			    uuid);
-		} else {
-			err("%s holds a damaged lraid superblock (%s)", path,
-			    why);
 		}
 		found++;
 	}
@@ -646,17 +664,19 @@ static bool size_oddity(int nm, char **paths, const int32_t *fds)
 }
 
 /*
- * Whether to go on with a create over @nm members: yes if none holds
- * anything probe_member() knows and their sizes agree, if @run, or if the
- * user says so on a terminal; otherwise no, with the reason.
+ * Whether to go on with a create over @nm members and the spares after
+ * them, @nd devices in all: yes if none holds anything probe_member()
+ * knows and the members' sizes agree, if @run, or if the user says so on
+ * a terminal; otherwise no, with the reason.
  */
-static bool may_create(int nm, char **paths, const int32_t *fds, bool run)
+static bool may_create(int nm, int nd, char **paths, const int32_t *fds,
+		       bool run)
 {
 	char line[16] = "";
 	int i, found = 0;
 	bool odd;
 
-	for (i = 0; i < nm; i++)
+	for (i = 0; i < nd; i++)
 		found += probe_member(paths[i]);
 	odd = size_oddity(nm, paths, fds);
 	if ((!found && !odd) || run)
@@ -669,8 +689,8 @@ static bool may_create(int nm, char **paths, const int32_t *fds, bool run)
 			return true;
 	}
 	if (found)
-		err("create refused: it would overwrite what the members above hold; --run creates anyway: %s",
-		    strerror(EEXIST));
+		err("create refused: it would overwrite what the %s above hold; --run creates anyway: %s",
+		    nd > nm ? "devices" : "members", strerror(EEXIST));
 	else
 		err("create refused: the members differ in size; --run creates anyway: %s",
 		    strerror(EINVAL));
@@ -729,11 +749,10 @@ static const char *errno_hint(int e)
 #define AUTO_BITMAP_SECTORS	(100ULL << 21)
 
 /*
- * Whether the loaded module keeps a write-intent bitmap: ABI 1.4 or later
- * with LRAID_FEAT_BITMAP. Returns 1 or 0 (*@v then says which ABI it
- * has), or -1 after saying why it could not be asked.
+ * The loaded module's ABI and features into *@v: 0, or -1 after saying
+ * why it could not be asked.
  */
-static int kernel_has_bitmap(struct lraid_ioc_version *v)
+static int kernel_version(struct lraid_ioc_version *v)
 {
 	int ctl = open_control();
 
@@ -746,8 +765,53 @@ static int kernel_has_bitmap(struct lraid_ioc_version *v)
 		return -1;
 	}
 	close(ctl);
+	return 0;
+}
+
+/*
+ * Whether the loaded module keeps a write-intent bitmap: ABI 1.4 or later
+ * with LRAID_FEAT_BITMAP. Returns 1 or 0 (*@v then says which ABI it
+ * has), or -1 after saying why it could not be asked.
+ */
+static int kernel_has_bitmap(struct lraid_ioc_version *v)
+{
+	if (kernel_version(v))
+		return -1;
 	return (v->major > 1 || v->minor >= 4) &&
 	       (v->features & LRAID_FEAT_BITMAP);
+}
+
+/* Whether the module of @v keeps spares: ABI 1.5 with LRAID_FEAT_SPARES */
+static bool has_spares(const struct lraid_ioc_version *v)
+{
+	return (v->major > 1 || v->minor >= 5) &&
+	       (v->features & LRAID_FEAT_SPARES);
+}
+
+/* The same asked through @ctl, quietly: false when it cannot be asked */
+static bool ctl_has_spares(int ctl)
+{
+	struct lraid_ioc_version v;
+
+	memset(&v, 0, sizeof(v));
+	return !ioctl(ctl, LRAID_IOC_VERSION, &v) && has_spares(&v);
+}
+
+/*
+ * Whether the loaded module is known to keep no spares (its ABI in *@v);
+ * quietly false when it cannot be asked: the command then says why.
+ */
+static bool kernel_lacks_spares(struct lraid_ioc_version *v)
+{
+	int ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+	bool lacks;
+
+	memset(v, 0, sizeof(*v));
+	if (ctl < 0)
+		return false;
+	lacks = !ioctl(ctl, LRAID_IOC_VERSION, v) && !has_spares(v);
+	close(ctl);
+	return lacks;
 }
 
 /* The smallest member's size in sectors; 0 when one does not say */
@@ -833,10 +897,65 @@ static int create_bitmap(struct lraid_ioc_create *c, int nm,
 	return 0;
 }
 
+/*
+ * Whether the spares @paths[nm..nd-1] (open as @fds) can be added to the
+ * array @c (level, members and chunk set) once it is made of the members
+ * @fds[0..nm-1]: each large enough for a member's data offset and data
+ * area, as lraid_sb_plan() lays them out on the smallest member (as the
+ * kernel will, and as its add checks), and not in use (an exclusive open
+ * succeeds: the add claims it so). Checked before the create, so that a
+ * spare refused leaves no array made without it. Members too small for
+ * any layout are left to the kernel to refuse. Returns 0, or 1 after
+ * saying why not.
+ */
+static int spares_fit(const struct lraid_ioc_create *c, int nm, int nd,
+		      char **paths, const int32_t *fds)
+{
+	struct lraid_sb_info info = { 0 };
+	uint64_t dev, bytes, need = 0;
+	int i, fd;
+
+	info.level = c->level;
+	info.nr_members = c->nr_members;
+	info.chunk_sectors = c->chunk_bytes >> 9;
+	dev = smallest_member(nm, fds);
+	if (dev && !lraid_sb_plan(&info, dev, false))
+		need = info.data_offset + info.data_size;
+	for (i = nm; i < nd; i++) {
+		if (ioctl(fds[i], BLKGETSIZE64, &bytes)) {
+			err("cannot tell the size of spare %s: %s", paths[i],
+			    strerror(errno));
+			return 1;
+		}
+		if ((bytes >> 9) < need) {
+			err("spare %s has %llu sectors; a member of this array needs %llu: the data offset, %llu, and %llu of data: %s",
+			    paths[i], (unsigned long long)(bytes >> 9),
+			    (unsigned long long)need,
+			    (unsigned long long)info.data_offset,
+			    (unsigned long long)info.data_size,
+			    strerror(ENOSPC));
+			return 1;
+		}
+		fd = open(paths[i], O_RDONLY | O_EXCL | O_CLOEXEC);
+		if (fd < 0 && errno == EBUSY) {
+			err("spare %s is in use: mounted, a member of another array, or held open exclusively by some program: %s",
+			    paths[i], strerror(EBUSY));
+			return 1;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
+static int add_device(uint32_t index, const char *path, uint32_t flags,
+		      int oflags);
+
 static const struct option create_opts[] = {
 	{ "level", required_argument, NULL, 'l' },
 	{ "chunk", required_argument, NULL, 'c' },
 	{ "raid-devices", required_argument, NULL, 'n' },
+	{ "spare-devices", required_argument, NULL, 'x' },
 	{ "assume-clean", no_argument, NULL, 'a' },
 	{ "layout", required_argument, NULL, 'p' },
 	{ "run", no_argument, NULL, 'R' },
@@ -846,17 +965,23 @@ static const struct option create_opts[] = {
 };
 
 /*
- * create lraidN MEMBER... with mdadm's spellings: --level=5, -l5, -l raid6,
- * --chunk=64 (KiB, like mdadm) or 64K/1M, -n/--raid-devices to check the
- * member count, --layout=left-symmetric, --bitmap=internal|none (-b),
- * --bitmap-chunk=65536 (KiB) or 64M, options before or after names.
+ * create lraidN MEMBER... [SPARE...] with mdadm's spellings: --level=5,
+ * -l5, -l raid6, --chunk=64 (KiB, like mdadm) or 64K/1M, -n/--raid-devices
+ * to check the member count, -x/--spare-devices for the number of
+ * devices at the end that are spares (mdadm: raid devices and spare
+ * devices add up to the devices given), --layout=left-symmetric,
+ * --bitmap=internal|none (-b), --bitmap-chunk=65536 (KiB) or 64M, options
+ * before or after names. The array is made of the members, then each
+ * spare is added to it (LRAID_IOC_ADD, which keeps it a spare: no role
+ * is down); what can refuse a spare is checked before the array is made
+ * (spares_fit()).
  */
 static int cmd_create(int argc, char **argv)
 {
 	struct lraid_ioc_create c = { 0 };
 	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	uint64_t chunk = 64 << 10, region = 0;
-	int level = 0, nr_devs = 0, nm, opt, ret, i;
+	int level = 0, nr_devs = 0, nr_spare = 0, nd, nm, opt, ret, i;
 	const char *name = NULL, *region_arg = NULL;
 	int first_member = -1, bitmap = -1;
 	struct lraid_ioc_version v;
@@ -865,7 +990,7 @@ static int cmd_create(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "l:c:n:p:Rb:", create_opts,
+	while ((opt = getopt_long(argc, argv, "l:c:n:x:p:Rb:", create_opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -891,6 +1016,15 @@ static int cmd_create(int argc, char **argv)
 			if (errno || *end || nr_devs < 1 ||
 			    nr_devs > LRAID_MAX_MEMBERS_ABI) {
 				err("bad --raid-devices '%s'", optarg);
+				return 1;
+			}
+			break;
+		case 'x':
+			errno = 0;
+			nr_spare = (int)strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || nr_spare < 0 ||
+			    nr_spare >= LRAID_MAX_MEMBERS_ABI) {
+				err("bad --spare-devices '%s'", optarg);
 				return 1;
 			}
 			break;
@@ -950,10 +1084,23 @@ static int cmd_create(int argc, char **argv)
 		return usage();
 	if (parse_array(name, &c.index))
 		return 1;
-	nm = argc - first_member;
+	nd = argc - first_member;	/* members, then spares */
+	nm = nd - nr_spare;
+	if (nr_devs && nr_spare && nr_devs + nr_spare != nd) {
+		err("--raid-devices %d and --spare-devices %d make %d devices, but %d given: %s",
+		    nr_devs, nr_spare, nr_devs + nr_spare, nd,
+		    strerror(EINVAL));
+		return 1;
+	}
 	if (nr_devs && nr_devs != nm) {
 		err("--raid-devices %d, but %d members given: %s", nr_devs, nm,
 		    strerror(EINVAL));
+		return 1;
+	}
+	if (nm < (level == 6 ? 4 : 3) && nr_spare) {
+		err("RAID%d needs at least %d members, %d given besides the %d spare%s (--spare-devices: the last devices given): %s",
+		    level, level == 6 ? 4 : 3, nm > 0 ? nm : 0, nr_spare,
+		    nr_spare > 1 ? "s" : "", strerror(EINVAL));
 		return 1;
 	}
 	if (nm < (level == 6 ? 4 : 3)) {
@@ -989,14 +1136,25 @@ static int cmd_create(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (nr_spare) {
+		if (kernel_version(&v))
+			return 1;
+		if (!has_spares(&v)) {
+			err("--spare-devices: the lraid module loaded (ABI %u.%u) keeps no spares (ABI 1.5 does); create without them, or load a newer lraid.ko: %s",
+			    v.major, v.minor, strerror(EOPNOTSUPP));
+			return 1;
+		}
+	}
 	c.level = level;
 	c.nr_members = nm;
 	c.chunk_bytes = chunk;
-	if (open_members(nm, argv + first_member, fds, O_RDWR))
+	/* all devices: none given twice, no member overlapping a spare */
+	if (open_members(nd, argv + first_member, fds, O_RDWR))
 		return 1;
 	if (create_bitmap(&c, nm, fds, bitmap, region) ||
-	    !may_create(nm, argv + first_member, fds, run)) {
-		close_members(nm, fds);
+	    spares_fit(&c, nm, nd, argv + first_member, fds) ||
+	    !may_create(nm, nd, argv + first_member, fds, run)) {
+		close_members(nd, fds);
 		return 1;
 	}
 	if (!(c.flags & LRAID_CREATE_ASSUME_CLEAN) && isatty(STDERR_FILENO))
@@ -1006,11 +1164,21 @@ static int cmd_create(int argc, char **argv)
 			   &c.member_fds);
 	for (i = 0; !ret && i < nm; i++)
 		drop_partitions(fds[i], argv[first_member + i]);
-	close_members(nm, fds);
+	close_members(nd, fds);
 	if (ret)
 		return 1;
+	/* each says what became of it (add_report()) or why not */
+	for (i = nm; i < nd; i++) {
+		const char *path = argv[first_member + i];
+
+		if (!add_device(c.index, path, 0, O_RDWR))
+			continue;
+		err("/dev/lraid%u was created without the spare %s; lraidctl add lraid%u %s adds it",
+		    c.index, path, c.index, path);
+		ret = 1;
+	}
 	printf("/dev/lraid%u\n", c.index);
-	return 0;
+	return ret;
 }
 
 /* "1, 3" for roles 1 and 3 of @mask */
@@ -1029,21 +1197,34 @@ static const char *roles_str(uint32_t mask)
 }
 
 /*
- * What the kernel will make of the members @paths[0..nm-1]: the same
- * superblock checks, run here on the same data, to say which roles are
- * missing, failed or not fresh. Returns 0 when the set can start, 1 when
- * too many roles are unusable, -1 (printed) when the set is not valid at
- * all, which the kernel would refuse for the same reason.
+ * The devices offered to an assembly, sorted by their superblocks into
+ * members (a role) and spares (LRAID_SB_ROLE_SPARE), each kind in the
+ * order given. The superblock checks of the set (lraid_sb_check_set()
+ * and the rest) take the members only.
  */
-static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
-			  struct lraid_sb_roles *r, unsigned int *newest)
+struct offered {
+	int nm, ns;
+	char *mpaths[LRAID_MAX_MEMBERS_ABI];
+	char *spaths[LRAID_MAX_MEMBERS_ABI];
+	struct lraid_sb_info msbs[LRAID_MAX_MEMBERS_ABI];
+	struct lraid_sb_info ssbs[LRAID_MAX_MEMBERS_ABI];
+};
+
+/*
+ * Read the superblocks of @paths[0..n-1] (n at most LRAID_MAX_MEMBERS_ABI)
+ * into @d. Returns 0, or -1 (printed) when one cannot be read or is not
+ * valid, which the kernel would refuse for the same reason.
+ */
+static int read_offered(int n, char **paths, struct offered *d)
 {
+	struct lraid_sb_info sb;
 	const char *why = "";
-	unsigned int fresh;
 	int i, ret;
 
-	for (i = 0; i < nm; i++) {
-		ret = read_sb(paths[i], &sbs[i], &why);
+	d->nm = 0;
+	d->ns = 0;
+	for (i = 0; i < n; i++) {
+		ret = read_sb(paths[i], &sb, &why);
 		if (ret == -EIO)
 			return -1;	/* printed */
 		if (ret == -EINVAL && !strcmp(why, "not an lraid superblock")) {
@@ -1057,7 +1238,32 @@ static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
 			    errno_hint(-ret));
 			return -1;
 		}
+		if (lraid_sb_is_spare(&sb)) {
+			d->spaths[d->ns] = paths[i];
+			d->ssbs[d->ns++] = sb;
+		} else {
+			d->mpaths[d->nm] = paths[i];
+			d->msbs[d->nm++] = sb;
+		}
 	}
+	return 0;
+}
+
+/*
+ * What the kernel will make of the members @paths[0..nm-1], whose
+ * superblocks read_offered() read into @sbs: the same superblock checks,
+ * run here on the same data, to say which roles are missing, failed or
+ * not fresh. Returns 0 when the set can start, 1 when too many roles are
+ * unusable, -1 (printed) when the set is not valid at all, which the
+ * kernel would refuse for the same reason.
+ */
+static int assess_members(int nm, char **paths, struct lraid_sb_info *sbs,
+			  struct lraid_sb_roles *r, unsigned int *newest)
+{
+	const char *why = "";
+	unsigned int fresh;
+	int ret;
+
 	ret = lraid_sb_check_set(sbs, nm, &fresh, &why);
 	if (ret && ret != -ENODEV) {
 		unsigned int x, y;
@@ -1139,9 +1345,12 @@ struct assemble_opts {
 	bool quiet;
 };
 
+static void spares_started(uint32_t index, int ns, char **spaths);
+
 /*
- * Assemble @paths[0..nm-1] as lraid@index. As mdadm --assemble with the
- * members named: the array starts only if every role its newest
+ * Assemble @paths[0..nd-1] as lraid@index: members and spares, any order
+ * (read_offered() sorts them). As mdadm --assemble with the devices
+ * named: the array starts only if every role its newest
  * superblock records working is offered and fresh. One missing or stale
  * (a disk late to appear, a typo) would be recorded failed at the start
  * and come back only by an add (a rebuild, in full unless the
@@ -1149,38 +1358,76 @@ struct assemble_opts {
  * --force, which may also take stale members back). Roles already
  * recorded failed do not count: the array starts as degraded as it
  * stopped. --no-degraded refuses to leave out a working role even with
- * --run or --force. Returns 0 when it started, else 1 (printed).
+ * --run or --force. Spares do not count for any of that: each must go
+ * with the members (lraid_sb_spare_mismatch() against the newest
+ * member's superblock, as the kernel checks), else the assembly is
+ * refused naming it; they are passed to the kernel with the members, and
+ * the array keeps them as spares. Returns 0 when it started, else 1
+ * (printed).
  */
-static int assemble_set(uint32_t index, int nm, char **paths,
+static int assemble_set(uint32_t index, int nd, char **paths,
 			const struct assemble_opts *o)
 {
-	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
+	static struct offered d;
 	struct lraid_ioc_assemble c = { 0 };
 	int32_t fds[LRAID_MAX_MEMBERS_ABI];
 	const struct lraid_sb_info *ref;
+	struct lraid_ioc_version v;
 	struct lraid_sb_roles r;
 	unsigned int newest = 0;
-	int have, ret;
+	int have, ret, nm, i;
+	const char *why;
+	char **mpaths;
 	uint32_t lost;
 
 	c.index = index;
 	c.flags = o->flags;
-	if (nm > LRAID_MAX_MEMBERS_ABI) {
-		err("too many members: %d (at most %d)", nm,
+	if (nd > LRAID_MAX_MEMBERS_ABI) {
+		err("too many devices: %d (at most %d)", nd,
 		    LRAID_MAX_MEMBERS_ABI);
 		return 1;
 	}
-	/* each member's own error (cannot open, given twice) once, first */
-	if (open_members(nm, paths, fds, O_RDONLY))
+	/* each device's own error (cannot open, given twice) once, first */
+	if (open_members(nd, paths, fds, O_RDONLY))
 		return 1;
 	ret = 1;
-	have = assess_members(nm, paths, sbs, &r, &newest);
+	if (read_offered(nd, paths, &d))
+		goto out;	/* printed; the kernel would refuse the same */
+	if (!d.nm) {
+		err("assemble lraid%u refused: only spares given, no member of the array (%s%s): %s",
+		    c.index, d.spaths[0], d.ns > 1 ? ", ..." : "",
+		    strerror(EINVAL));
+		goto out;
+	}
+	nm = d.nm;
+	mpaths = d.mpaths;
+	have = assess_members(nm, mpaths, d.msbs, &r, &newest);
 	if (have < 0)
 		goto out;	/* printed; the kernel would refuse the same */
-	ref = &sbs[newest];
+	ref = &d.msbs[newest];
+	for (i = 0; i < d.ns; i++) {
+		why = lraid_sb_spare_mismatch(&d.ssbs[i], ref);
+		if (why) {
+			err("assemble lraid%u refused: %s carries a spare's superblock that does not go with these members: %s; leave it out: %s",
+			    c.index, d.spaths[i], why, strerror(EINVAL));
+			goto out;
+		}
+	}
+	if (d.ns && kernel_lacks_spares(&v)) {
+		err("assemble lraid%u refused: %s carries a spare's superblock, but the lraid module loaded (ABI %u.%u) keeps no spares (ABI 1.5 does); leave the spares out, or load a newer lraid.ko: %s",
+		    c.index, d.spaths[0], v.major, v.minor,
+		    strerror(EOPNOTSUPP));
+		goto out;
+	}
+	if (d.ns && ref->nr_members + d.ns > LRAID_MAX_MEMBERS_ABI) {
+		err("assemble lraid%u refused: %d spares given, but an array of %u members has room for %u at most; leave some out: %s",
+		    c.index, d.ns, ref->nr_members,
+		    LRAID_MAX_MEMBERS_ABI - ref->nr_members, strerror(EINVAL));
+		goto out;
+	}
 	lost = r.missing | r.stale;
 	if (lost && o->no_degraded) {
-		report_roles(nm, paths, sbs, &r, newest,
+		report_roles(nm, mpaths, d.msbs, &r, newest,
 			     c.flags & LRAID_ASSEMBLE_FORCE);
 		err("assemble lraid%u refused (--no-degraded): it would start without role%s %s, last recorded working: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
@@ -1189,7 +1436,7 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 	}
 	if (have == 0 && lost && !o->run &&
 	    !(c.flags & LRAID_ASSEMBLE_FORCE)) {
-		report_roles(nm, paths, sbs, &r, newest,
+		report_roles(nm, mpaths, d.msbs, &r, newest,
 			     c.flags & LRAID_ASSEMBLE_FORCE);
 		err("assemble lraid%u refused: role%s %s, last recorded working, would be left out (missing or stale) and recorded failed, to come back only by %s; offer every member, or start degraded with --run: %s",
 		    c.index, lost & (lost - 1) ? "s" : "", roles_str(lost),
@@ -1199,12 +1446,12 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		    strerror(ENODEV));
 		goto out;
 	}
-	c.nr_members = nm;
+	c.nr_members = nd;	/* the spares too */
 	ret = member_ioctl("assemble", c.index, fds, LRAID_IOC_ASSEMBLE, &c,
 			   &c.member_fds);
 	if (ret) {
 		if (ret == ENODEV && have == 1) {
-			report_roles(nm, paths, sbs, &r, newest,
+			report_roles(nm, mpaths, d.msbs, &r, newest,
 			     c.flags & LRAID_ASSEMBLE_FORCE);
 			err("RAID%u with %u members: %d missing (roles %s), %d failed, %d stale; it survives at most %u missing, failed or stale",
 			    ref->level, ref->nr_members,
@@ -1223,17 +1470,19 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		err("/dev/lraid%u assembled with --force: members that were stale or recorded failed are in use again; blocks written while they were out read back old (the kernel log names them)",
 		    c.index);
 	} else if (have == 0 && r.unusable) {
-		report_roles(nm, paths, sbs, &r, newest,
+		report_roles(nm, mpaths, d.msbs, &r, newest,
 			     c.flags & LRAID_ASSEMBLE_FORCE);
 		if (!(ref->state & LRAID_SB_STATE_CLEAN))
 			err("/dev/lraid%u was not stopped cleanly (--force): blocks of the missing roles in stripes being written then may read back wrong",
 			    c.index);
 		bool force = c.flags & LRAID_ASSEMBLE_FORCE;
-		unsigned int back = lraid_sb_resumable(sbs, nm, r.failed, force);
+		unsigned int back = lraid_sb_resumable(d.msbs, nm, r.failed,
+						       force);
 		const char *what = " goes on";
 
 		if (back >= (unsigned int)nm) {
-			back = lraid_sb_readdable(sbs, nm, r.unusable, force);
+			back = lraid_sb_readdable(d.msbs, nm, r.unusable,
+						  force);
 			what = ", a re-add, runs";
 		}
 		err("/dev/lraid%u started degraded: %d of %u members in use, without role%s %s%s%s%s%s",
@@ -1241,7 +1490,7 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 		    r.unusable & (r.unusable - 1) ? "s" : "",
 		    roles_str(r.unusable),
 		    back < (unsigned int)nm ? "; the rebuild onto " : "",
-		    back < (unsigned int)nm ? paths[back] : "",
+		    back < (unsigned int)nm ? mpaths[back] : "",
 		    back < (unsigned int)nm ? what : "",
 		    back < (unsigned int)nm ?
 		    " (lraidctl detail shows how far)" : "");
@@ -1262,9 +1511,11 @@ static int assemble_set(uint32_t index, int nm, char **paths,
 			err("/dev/lraid%u was not stopped cleanly (or not resynced since): parity of stripes being written then may be stale; it stays marked so until a repair pass resyncs it (lraidctl action repair lraid%u), and starting it degraded takes --force",
 			    c.index, c.index);
 	}
+	if (d.ns)
+		spares_started(c.index, d.ns, d.spaths);
 	printf("/dev/lraid%u\n", c.index);
 out:
-	close_members(nm, fds);
+	close_members(nd, fds);
 	return ret;
 }
 
@@ -1278,7 +1529,12 @@ struct scan_dev {
 
 /* One array found by assemble --scan. */
 struct scan_array {
-	int first;		/* its first device in the scan */
+	/*
+	 * its first device in the scan that is a member, or its first
+	 * spare when no member is found (@spares_only)
+	 */
+	int first;
+	bool spares_only;
 	int running;		/* the number it runs under, or -1 */
 	int index;		/* the number to assemble it as, or -1 */
 	const char *why;	/* why not the number its name gives */
@@ -1467,6 +1723,17 @@ static bool first_copy(const struct scan_dev *devs, int i)
 	return true;
 }
 
+/* How many of @devs[0..n-1] carry the UUID of devs[@i] */
+static int group_size(const struct scan_dev *devs, int n, int i)
+{
+	int j, k = 0;
+
+	for (j = 0; j < n; j++)
+		k += !memcmp(devs[j].sb.uuid, devs[i].sb.uuid,
+			     sizeof(devs[i].sb.uuid));
+	return k;
+}
+
 static bool same_name(const char *sysname, const void *target)
 {
 	return !strcmp(sysname, target);
@@ -1512,10 +1779,23 @@ static const char *held_by(const struct scan_dev *d)
 	return msg;
 }
 
+/*
+ * How many spares INFO lists in @c (members[nr_members ..]; zero from a
+ * module before ABI 1.5), at most what the members array holds.
+ */
+static int info_spares(const struct lraid_ioc_info *c)
+{
+	int room = LRAID_MAX_MEMBERS_ABI - c->nr_members;
+
+	if (room < 0)
+		return 0;
+	return c->nr_spares < room ? c->nr_spares : room;
+}
+
 /* What list_arrays() keeps of each running array. */
 struct array_brief {
 	uint8_t uuid[16];
-	uint8_t level, nr_members;
+	uint8_t level, nr_members, nr_spares;
 };
 
 /*
@@ -1540,6 +1820,7 @@ static int list_arrays(int ctl, uint8_t *running, uint8_t *creating,
 				memcpy(briefs[i].uuid, c.uuid, sizeof(c.uuid));
 				briefs[i].level = c.level;
 				briefs[i].nr_members = c.nr_members;
+				briefs[i].nr_spares = info_spares(&c);
 			}
 		} else if (errno == EBUSY) {
 			creating[i / 8] |= 1 << (i % 8);
@@ -1557,19 +1838,24 @@ static bool bit_set(const uint8_t *map, int i)
 	return map[i / 8] & (1 << (i % 8));
 }
 
-/* Whether @d is one of the devices of array @ref scan_members() weighs. */
+/*
+ * Whether @d is one of the devices of array @ref scan_members() weighs
+ * (@spare false), or one of its spares scan_spares() does (true).
+ */
 static bool scan_candidate(const struct scan_dev *devs, int n,
 			   const struct scan_dev *d,
-			   const struct lraid_sb_info *ref)
+			   const struct lraid_sb_info *ref, bool spare)
 {
 	return !memcmp(d->sb.uuid, ref->uuid, sizeof(ref->uuid)) &&
-	       d->sb.role < LRAID_MAX_MEMBERS_ABI &&	/* decode checks */
+	       (spare ? lraid_sb_is_spare(&d->sb) :
+		d->sb.role < LRAID_MAX_MEMBERS_ABI) &&	/* decode checks */
 	       !(d->in_use && covered(devs, n, d));
 }
 
 /*
  * The members found for one array (every device with the UUID of
- * @devs[@first]) into @paths, one per role. A device something else is
+ * @devs[@first], a member's, that is not a spare) into @paths, one per
+ * role, their indices in @devs into @idx. A device something else is
  * built on is left out without a word when that is another device of the
  * array found (a dm table over the member, showing the same superblock).
  * Of the devices with one role the one with the most events is taken and
@@ -1579,7 +1865,7 @@ static bool scan_candidate(const struct scan_dev *devs, int n,
  * Returns how many, or -1 (printed).
  */
 static int scan_members(struct scan_dev *devs, int n, int first,
-			char **paths)
+			char **paths, int *idx)
 {
 	const struct lraid_sb_info *ref = &devs[first].sb;
 	int owner[LRAID_MAX_MEMBERS_ABI];
@@ -1589,7 +1875,7 @@ static int scan_members(struct scan_dev *devs, int n, int first,
 		owner[r] = -1;
 	/* the newest copy of each role */
 	for (i = first; i < n; i++) {
-		if (!scan_candidate(devs, n, &devs[i], ref))
+		if (!scan_candidate(devs, n, &devs[i], ref, false))
 			continue;
 		r = devs[i].sb.role;
 		if (owner[r] < 0 || devs[i].sb.events > devs[owner[r]].sb.events)
@@ -1599,7 +1885,8 @@ static int scan_members(struct scan_dev *devs, int n, int first,
 	for (i = first; i < n; i++) {
 		const struct scan_dev *d = &devs[i], *o;
 
-		if (!scan_candidate(devs, n, d, ref) || i == owner[d->sb.role])
+		if (!scan_candidate(devs, n, d, ref, false) ||
+		    i == owner[d->sb.role])
 			continue;
 		o = &devs[owner[d->sb.role]];
 		if (d->sb.events == o->sb.events) {
@@ -1617,15 +1904,66 @@ static int scan_members(struct scan_dev *devs, int n, int first,
 		if (owner[r] < 0)
 			continue;
 		d = &devs[owner[r]];
-		if (d->in_use)
+		if (d->in_use) {
 			err("warning: %s (role %u of %s) is in use %s; not used",
 			    d->path, r, ref->name, held_by(d));
-		else
+		} else {
+			idx[nm] = owner[r];
 			paths[nm++] = d->path;
+		}
 	}
 	if (!nm)
 		err("%s: no member free to assemble it from", ref->name);
 	return nm ? nm : -1;
+}
+
+/*
+ * The spares found for the array whose members scan_members() chose
+ * (@devs[@idx[0..nm-1]]) into @paths: every device with their UUID and a
+ * spare's superblock, but for one something else holds (named, unless
+ * that is another device of the array found: a dm table over it), one
+ * that does not go with the members' newest superblock
+ * (lraid_sb_spare_mismatch(), which the kernel would refuse the whole
+ * assembly for) and those past the room the array has
+ * (LRAID_MAX_MEMBERS_ABI devices, roles and spares), or every one when
+ * the module keeps no spares (!@kept), each named and left out: the
+ * array starts without them. Returns how many.
+ */
+static int scan_spares(struct scan_dev *devs, int n, const int *idx, int nm,
+		       bool kept, char **paths)
+{
+	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
+	const struct lraid_sb_info *ref;
+	int i, ns = 0, room;
+	const char *why;
+
+	for (i = 0; i < nm; i++)
+		sbs[i] = devs[idx[i]].sb;
+	ref = &sbs[lraid_sb_newest(sbs, nm)];
+	room = LRAID_MAX_MEMBERS_ABI -
+	       (nm > (int)ref->nr_members ? nm : (int)ref->nr_members);
+	for (i = 0; i < n; i++) {
+		struct scan_dev *d = &devs[i];
+
+		if (!scan_candidate(devs, n, d, ref, true))
+			continue;
+		why = lraid_sb_spare_mismatch(&d->sb, ref);
+		if (d->in_use)
+			err("warning: %s (a spare of %s) is in use %s; not used",
+			    d->path, ref->name, held_by(d));
+		else if (why)
+			err("warning: %s carries a spare's superblock of %s that does not go with its members: %s; not used",
+			    d->path, ref->name, why);
+		else if (!kept)
+			err("warning: %s (a spare of %s) left out: the lraid module loaded keeps no spares (ABI 1.5 does)",
+			    d->path, ref->name);
+		else if (ns >= room)
+			err("warning: %s (a spare of %s) left out: an array of %u members has room for %d spares",
+			    d->path, ref->name, ref->nr_members, room);
+		else
+			paths[ns++] = d->path;
+	}
+	return ns;
 }
 
 #define SCAN_LOCK "/run/lraidctl-scan.lock"
@@ -1646,7 +1984,7 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 		const char *name = devs[arr[i].first].sb.name;
 
 		arr[i].index = -1;
-		if (arr[i].running >= 0)
+		if (arr[i].running >= 0 || arr[i].spares_only)
 			continue;
 		idx = name_index(name);
 		arr[i].why = "its name gives no array number";
@@ -1658,6 +1996,7 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 		arr[i].why = "another array found has that name too";
 		for (j = 0; j < na; j++)
 			if (j != i && arr[j].running < 0 &&
+			    !arr[j].spares_only &&
 			    !strcmp(devs[arr[j].first].sb.name, name))
 				break;
 		if (j < na)
@@ -1667,7 +2006,8 @@ static int scan_numbers(struct scan_dev *devs, struct scan_array *arr,
 		busy[idx / 8] |= 1 << (idx % 8);
 	}
 	for (i = 0; i < na; i++) {
-		if (arr[i].running >= 0 || arr[i].index >= 0)
+		if (arr[i].running >= 0 || arr[i].index >= 0 ||
+		    arr[i].spares_only)
 			continue;
 		if (only) {
 			err("%s cannot be assembled as /dev/%s: %s; name its members to assemble it under another number",
@@ -1702,9 +2042,13 @@ static int scan_lock(void)
 	return lock;
 }
 
-/* Say which array a scan assembles, as what and from which devices. */
+/*
+ * Say which array a scan assembles, as what and from which devices: the
+ * members @paths[0..nm-1], then the spares @paths[nm..nm+ns-1].
+ */
 static void scan_announce(const struct lraid_sb_info *sb,
-			  const struct scan_array *a, int nm, char **paths)
+			  const struct scan_array *a, int nm, int ns,
+			  char **paths)
 {
 	char uuid[40];
 	int i;
@@ -1715,17 +2059,18 @@ static void scan_announce(const struct lraid_sb_info *sb,
 		    sb->name, uuid, a->why, a->index);
 	fprintf(stderr, "%s: %s (UUID %s, RAID%u, %u members) from", prog,
 		sb->name, uuid, sb->level, sb->nr_members);
-	for (i = 0; i < nm; i++)
-		fprintf(stderr, " %s", paths[i]);
+	for (i = 0; i < nm + ns; i++)
+		fprintf(stderr, "%s %s", i == nm ? (ns > 1 ? ", spares" :
+			", spare") : "", paths[i]);
 	fputc('\n', stderr);
 }
 
 /*
  * The arrays the devices @devs[0..n-1] carry (each once, at the first of
- * its devices; with @only, only the one of that name) into @arr, each
- * with the number it runs under or -1, from list_arrays()'s @busy,
- * @creating and @briefs; @busy then also holds the numbers @creating
- * does. Returns how many.
+ * its members, or of its spares when none is found; with @only, only the
+ * one of that name) into @arr, each with the number it runs under or -1,
+ * from list_arrays()'s @busy, @creating and @briefs; @busy then also
+ * holds the numbers @creating does. Returns how many.
  */
 static int find_arrays(const struct scan_dev *devs, int n, const char *only,
 		       struct scan_array *arr, uint8_t *busy,
@@ -1738,10 +2083,21 @@ static int find_arrays(const struct scan_dev *devs, int n, const char *only,
 		busy[i] |= creating[i];	/* numbers in use either way */
 	for (i = 0; i < n; i++) {
 		const struct lraid_sb_info *sb = &devs[i].sb;
+		int first = i;
 
-		if (!first_copy(devs, i) || (only && strcmp(sb->name, only)))
+		if (!first_copy(devs, i))
 			continue;
-		arr[na].first = i;
+		/* a member speaks for the array: a spare's name may be old */
+		for (j = i; j < n && lraid_sb_is_spare(&devs[first].sb); j++)
+			if (!memcmp(devs[j].sb.uuid, sb->uuid,
+				    sizeof(sb->uuid)) &&
+			    !lraid_sb_is_spare(&devs[j].sb))
+				first = j;
+		sb = &devs[first].sb;
+		if (only && strcmp(sb->name, only))
+			continue;
+		arr[na].first = first;
+		arr[na].spares_only = lraid_sb_is_spare(sb);
 		arr[na].running = -1;
 		for (j = 0; j < LRAID_MAX_ARRAYS; j++)
 			if (bit_set(busy, j) && !bit_set(creating, j) &&
@@ -1805,13 +2161,24 @@ static int wait_created(int ctl, uint8_t *busy, uint8_t *creating,
 static int scan_waits(const struct assemble_opts *o,
 		      const struct lraid_sb_info *sb, int nm, char **paths)
 {
-	static struct lraid_sb_info sbs[LRAID_MAX_MEMBERS_ABI];
+	static struct offered d;
+	struct lraid_sb_info *sbs = d.msbs;
 	struct lraid_sb_roles r;
 	unsigned int newest;
 	char uuid[40];
 	uint32_t lost;
 	int have;
 
+	/* scan_members() gave members only; a spare since is left out */
+	if (read_offered(nm, paths, &d))
+		return -1;
+	if (!d.nm) {
+		err("%s: %s: its members now carry spares' superblocks; not assembled",
+		    o->dev, sb->name);
+		return -1;
+	}
+	nm = d.nm;
+	paths = d.mpaths;
 	have = assess_members(nm, paths, sbs, &r, &newest);
 	if (have < 0)
 		return -1;
@@ -1851,6 +2218,8 @@ static int scan_waits(const struct assemble_opts *o,
 
 static int incremental_readd(int ctl, int index,
 			     const struct assemble_opts *o);
+static int incremental_spare(int ctl, int index,
+			     const struct assemble_opts *o);
 
 /*
  * assemble --scan [lraidN]: as mdadm --assemble --scan without a config
@@ -1862,9 +2231,12 @@ static int incremental_readd(int ctl, int index,
  * missing takes --run, unlike mdadm's scan, which starts an array
  * degraded when it can: a disk late to appear could come back only by
  * an add (a full rebuild, or with a write-intent bitmap one of the
- * regions written without it). --force takes an array name. Scans run
- * one at a time (a lock file in /run). Returns 0 when every array found
- * runs, 1 when one could not start or none was found.
+ * regions written without it). --force takes an array name. Spares
+ * found with an array's UUID (scan_spares()) count for none of that and
+ * are assembled with it; spares whose members are not found make no
+ * array (said). Scans run one at a time (a lock file in /run). Returns 0
+ * when every array found runs, 1 when one could not start or none was
+ * found.
  */
 static int assemble_scan(const char *only, const struct assemble_opts *o)
 {
@@ -1872,9 +2244,10 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	static uint8_t busy[LRAID_MAX_ARRAYS / 8];
 	static uint8_t creating[LRAID_MAX_ARRAYS / 8];
 	char *paths[LRAID_MAX_MEMBERS_ABI];
+	int idx[LRAID_MAX_MEMBERS_ABI];
 	struct scan_array *arr = NULL;
 	struct scan_dev *devs = NULL;
-	int n, i, na = 0, ctl, lock, denied, ret = 1;
+	int n, i, na = 0, ctl, lock, denied, ret = 1, arrays = 0;
 	bool found = false;
 	char only_buf[16];
 	uint32_t index;
@@ -1929,26 +2302,48 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 	for (i = 0; i < na; i++) {
 		const struct lraid_sb_info *sb = &devs[arr[i].first].sb;
 		char uuid[40];
-		int nm;
+		int nm, ns;
 
 		if (o->uuid && memcmp(sb->uuid, o->uuid, sizeof(sb->uuid)))
 			continue;
 		found = true;
 		uuid_str(sb->uuid, uuid);
 		if (arr[i].running >= 0) {
+			arrays++;
 			if (!o->quiet)
 				err("%s%s%s (UUID %s) is already running as /dev/lraid%d",
 				    o->dev ? o->dev : "", o->dev ? ": " : "",
 				    sb->name, uuid, arr[i].running);
-			if (o->sb && incremental_readd(ctl, arr[i].running, o) > 0)
+			if (o->sb && (lraid_sb_is_spare(o->sb) ?
+			    incremental_spare(ctl, arr[i].running, o) :
+			    incremental_readd(ctl, arr[i].running, o)) > 0)
 				ret = 1;
 			continue;
 		}
-		nm = scan_members(devs, n, arr[i].first, paths);
+		if (arr[i].spares_only) {
+			/*
+			 * not an array to assemble; incremental: the spare
+			 * came first, and the assembly once its members
+			 * have come takes it
+			 */
+			if (o->dev && !o->quiet)
+				err("%s: a spare of %s (UUID %s), none of whose members is found yet: the array takes it when it is assembled",
+				    o->dev, sb->name, uuid);
+			else if (!o->dev)
+				err("%s (UUID %s): only spares found (%s%s), no member: not assembled",
+				    sb->name, uuid, devs[arr[i].first].path,
+				    group_size(devs, n, arr[i].first) > 1 ?
+				    " and more" : "");
+			continue;
+		}
+		arrays++;
+		nm = scan_members(devs, n, arr[i].first, paths, idx);
 		if (nm < 0) {
 			ret = 1;
 			continue;
 		}
+		ns = scan_spares(devs, n, idx, nm, ctl_has_spares(ctl),
+				 paths + nm);
 		if (o->uuid) {
 			int w = scan_waits(o, sb, nm, paths);
 
@@ -1963,8 +2358,8 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 			ret = 1;
 			continue;
 		}
-		scan_announce(sb, &arr[i], nm, paths);
-		if (assemble_set(arr[i].index, nm, paths, o))
+		scan_announce(sb, &arr[i], nm, ns, paths);
+		if (assemble_set(arr[i].index, nm + ns, paths, o))
 			ret = 1;
 		fflush(stdout);	/* "/dev/lraidN" before the next array's lines */
 	}
@@ -1973,6 +2368,8 @@ static int assemble_scan(const char *only, const struct assemble_opts *o)
 		    denied ? " (some could not be opened: not root?)" : "");
 		ret = 1;
 	}
+	if (!o->uuid && !arrays)	/* spares only (said) */
+		ret = 1;
 out:
 	free(arr);
 	free(devs);
@@ -2073,9 +2470,11 @@ static const struct option incremental_opts[] = {
  * array already running, or a create or assemble by hand that does not
  * end within a minute are no error. A member that comes back while its
  * array runs is re-added when the write-intent bitmap covers what it
- * missed (incremental_readd()); a refused re-add exits 1. Runs under the
- * scan lock, so events of several members at once assemble the array
- * once.
+ * missed (incremental_readd()); a refused re-add exits 1. A spare (its
+ * superblock says so) counts for none of that: it is assembled with the
+ * array once its members are there, and added to the array when that
+ * runs already (incremental_spare()). Runs under the scan lock, so events
+ * of several members at once assemble the array once.
  */
 static int cmd_incremental(int argc, char **argv)
 {
@@ -2269,6 +2668,8 @@ static int member_args(char **argv, struct lraid_ioc_fail *c)
 	return 0;
 }
 
+static bool is_spare_of(int ctl, uint32_t index, const char *path);
+
 static int cmd_fail(int argc, char **argv)
 {
 	struct lraid_ioc_fail c = { 0 };
@@ -2295,6 +2696,9 @@ static int cmd_fail(int argc, char **argv)
 		if (e == EBUSY && being_created(ctl, c.index))
 			err("fail %s in lraid%u failed: %s (" BEING_CREATED ")",
 			    argv[2], c.index, strerror(e));
+		else if (e == EBUSY && is_spare_of(ctl, c.index, argv[2]))
+			err("fail %s in lraid%u refused: %s (%s is a spare of lraid%u, not a member: `lraidctl remove` takes it out)",
+			    argv[2], c.index, strerror(e), argv[2], c.index);
 		else if (e == EBUSY)
 			err("fail %s in lraid%u refused: %s (the array cannot lose another member)",
 			    argv[2], c.index, strerror(e));
@@ -2338,6 +2742,8 @@ static bool member_missing(const struct lraid_ioc_member *m)
 /* A member's state as detail --json names it */
 static const char *member_state(const struct lraid_ioc_member *m)
 {
+	if (m->state == LRAID_MEMBER_SPARE)
+		return "spare";
 	if (member_missing(m))
 		return "missing";
 	if (m->state == LRAID_MEMBER_REBUILDING)
@@ -2362,6 +2768,40 @@ static void member_path(const struct lraid_ioc_member *m, char *out,
 		snprintf(out, len, "-");
 	else
 		dev_path(m->major, m->minor, out, len);
+}
+
+/*
+ * detail's device counts, as mdadm --detail's: Total is every device the
+ * array holds (not a missing role), Active the members in sync, Working
+ * every device not failed (spares too), Failed the failed members still
+ * held, Spare the spares and, as mdadm counts them, the devices being
+ * rebuilt onto ("spare rebuilding").
+ */
+struct dev_counts {
+	int total, active, working, failed, spare;
+};
+
+static void count_devices(const struct lraid_ioc_info *c, struct dev_counts *n)
+{
+	int i, end = c->nr_members + info_spares(c);
+
+	memset(n, 0, sizeof(*n));
+	for (i = 0; i < end && i < LRAID_MAX_MEMBERS_ABI; i++) {
+		const struct lraid_ioc_member *m = &c->members[i];
+
+		if (member_missing(m))
+			continue;
+		n->total++;
+		if (m->state == LRAID_MEMBER_FAULTY) {
+			n->failed++;
+			continue;
+		}
+		n->working++;
+		if (m->state == LRAID_MEMBER_ACTIVE)
+			n->active++;
+		else
+			n->spare++;	/* a spare, or rebuilding */
+	}
 }
 
 /*
@@ -2412,6 +2852,17 @@ static int array_info(int ctl, uint32_t index, struct lraid_ioc_info *c)
 	return ioctl(ctl, LRAID_IOC_INFO, c) ? errno : 0;
 }
 
+/* array_info() through a control device opened for it: 0 or an errno */
+static int array_info_once(uint32_t index, struct lraid_ioc_info *c)
+{
+	int ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC), e;
+
+	e = ctl < 0 ? errno : array_info(ctl, index, c);
+	if (ctl >= 0)
+		close(ctl);
+	return e;
+}
+
 /* The member of @c whose device is @dev, or NULL */
 static const struct lraid_ioc_member *
 member_of(const struct lraid_ioc_info *c, dev_t dev)
@@ -2426,22 +2877,140 @@ member_of(const struct lraid_ioc_info *c, dev_t dev)
 	return NULL;
 }
 
+/* The spare of @c whose device is @dev, or NULL */
+static const struct lraid_ioc_member *
+spare_of(const struct lraid_ioc_info *c, dev_t dev)
+{
+	int i, end = c->nr_members + info_spares(c);
+
+	for (i = c->nr_members; i < end; i++)
+		if (c->members[i].major == major(dev) &&
+		    c->members[i].minor == minor(dev))
+			return &c->members[i];
+	return NULL;
+}
+
+/* Whether the device @path is a spare of lraid@index now */
+static bool is_spare_of(int ctl, uint32_t index, const char *path)
+{
+	struct lraid_ioc_info c;
+	struct stat st;
+
+	return !stat(path, &st) && S_ISBLK(st.st_mode) &&
+	       !array_info(ctl, index, &c) && spare_of(&c, st.st_rdev);
+}
+
+/*
+ * After array @index started with the spares @spaths[0..ns-1]: say how
+ * many members and spares it runs with, as mdadm's "has been started
+ * with N drives and M spares", and what the spares do: one may have
+ * taken a role down at the start already, or the array is about to (it
+ * gives a failed role a spare by itself, from a work item).
+ */
+static void spares_started(uint32_t index, int ns, char **spaths)
+{
+	dev_t sdev[LRAID_MAX_MEMBERS_ABI];
+	char took[PATH_MAX + 128] = "", sp[32] = "", soon[96] = "";
+	const struct lraid_ioc_member *m;
+	struct lraid_ioc_info c;
+	int e, i, k, members = 0, left = 0;
+	uint32_t down = 0;
+	size_t len = 0;
+	struct stat st;
+
+	e = array_info_once(index, &c);
+	if (e) {
+		err("/dev/lraid%u started, with %d spare%s given (what became of them is not known: %s)",
+		    index, ns, ns > 1 ? "s" : "", strerror(e));
+		return;
+	}
+	for (k = 0; k < ns; k++)
+		sdev[k] = stat(spaths[k], &st) ? 0 : st.st_rdev;
+	for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++) {
+		m = &c.members[i];
+		if (m->state == LRAID_MEMBER_FAULTY && m->role < 32)
+			down |= 1U << m->role;
+		if (m->state != LRAID_MEMBER_ACTIVE &&
+		    m->state != LRAID_MEMBER_REBUILDING)
+			continue;
+		for (k = 0; k < ns; k++)
+			if (sdev[k] && sdev[k] == makedev(m->major, m->minor))
+				break;
+		if (k == ns)
+			members++;
+		else if (len < sizeof(took))
+			len += snprintf(took + len, sizeof(took) - len,
+					"; spare %s took role %u, rebuilding it",
+					spaths[k], m->role);
+	}
+	for (; i < c.nr_members + info_spares(&c); i++)
+		left += c.members[i].state == LRAID_MEMBER_SPARE;
+	if (left)
+		snprintf(sp, sizeof(sp), " and %d spare%s", left,
+			 left == 1 ? "" : "s");
+	if (left && down)
+		snprintf(soon, sizeof(soon), "; the array rebuilds role%s %s onto %s",
+			 down & (down - 1) ? "s" : "", roles_str(down),
+			 down & (down - 1) && left > 1 ?
+			 "spares, one at a time" : "a spare");
+	err("/dev/lraid%u started with %d member%s%s%s%s%s", index, members,
+	    members == 1 ? "" : "s", sp, took, soon,
+	    took[0] || soon[0] ? " (lraidctl detail shows how far)" : "");
+}
+
 /*
  * Why add refused @path (@dev) with EBUSY, from what INFO and sysfs show
  * now, in the order the kernel looks: a pass runs, the device is an
  * active member, no role is down, else the device is in use elsewhere.
+ * A module with spares (ABI 1.5) keeps the device a spare when a pass
+ * runs or no role is down, unless it is a re-add (@readd), so there the
+ * device itself is the reason: a spare, an active member or one being
+ * rebuilt of this array already, the failed device of a role while a
+ * pass runs (it is rebuilt in place, not kept a spare), or in use
+ * elsewhere.
  */
 static const char *add_busy_why(int ctl, uint32_t index, const char *path,
-				dev_t dev, char *buf, size_t len)
+				dev_t dev, bool readd, char *buf, size_t len)
 {
 	const struct lraid_ioc_member *m;
 	struct lraid_ioc_info c;
 	struct sync_state st;
+	bool spares = !readd && ctl_has_spares(ctl);
 
-	if (array_info(ctl, index, &c))
+	if (array_info(ctl, index, &c)) {
+		if (spares)
+			return "the device is in use (mounted, a member of another array, a member or spare of this one) or, as the failed device of a role, waits for the pass running to end; the kernel log says which";
 		return "the array is not degraded, a check, repair, resync or rebuild is running, or the device is in use (mounted, a member of another array, an active member of this one); the kernel log says which";
+	}
 	m = member_of(&c, dev);
 	sync_state(index, &st);
+	if (spare_of(&c, dev)) {
+		snprintf(buf, len, "%s is a spare of lraid%u already", path,
+			 index);
+		return buf;
+	}
+	if (spares) {
+		bool rec = st.running && !strcmp(st.action, "recover");
+
+		if (m && m->state == LRAID_MEMBER_ACTIVE)
+			snprintf(buf, len, "%s is an active member of lraid%u (role %u)",
+				 path, index, m->role);
+		else if (m && m->state == LRAID_MEMBER_REBUILDING && rec)
+			snprintf(buf, len, "a rebuild is running (sync_action recover), onto %s already: role %u (lraidctl action --wait lraid%u waits for it)",
+				 path, m->role, index);
+		else if (m && m->state == LRAID_MEMBER_REBUILDING)
+			snprintf(buf, len, "%s is being rebuilt as role %u of lraid%u already",
+				 path, m->role, index);
+		else if (m && st.running)
+			snprintf(buf, len, "a %s%s is running (sync_action %s) and %s is the failed device of role %u, which an add rebuilds in place rather than keep as a spare: add it once the pass has ended (lraidctl action --wait lraid%u waits for it)",
+				 rec ? "rebuild" : st.action,
+				 rec ? "" : " pass", st.action, path, m->role,
+				 index);
+		else
+			snprintf(buf, len, "%s is in use: mounted, a member of another array, or held open exclusively by some program",
+				 path);
+		return buf;
+	}
 	if (st.running && !strcmp(st.action, "recover"))
 		snprintf(buf, len, "a rebuild is running (sync_action recover): add the next device once it has ended (lraidctl action --wait lraid%u waits for it)",
 			 index);
@@ -2474,32 +3043,53 @@ static const char *add_invalid_why(int ctl, uint32_t index, const char *path,
 		return buf;
 	}
 	if (!array_info(ctl, index, &c) && dev_place(dev, &place)) {
-		for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++) {
+		for (i = 0; i < c.nr_members + info_spares(&c); i++) {
 			const struct lraid_ioc_member *m = &c.members[i];
 			char p[300];
 
-			if (m->state != LRAID_MEMBER_ACTIVE ||
+			if ((m->state != LRAID_MEMBER_ACTIVE &&
+			     m->state != LRAID_MEMBER_SPARE) ||
 			    !dev_place(makedev(m->major, m->minor), &mplace) ||
 			    !dev_overlap(&place, &mplace))
 				continue;
 			member_path(m, p, sizeof(p));
-			snprintf(buf, len, "%s overlaps member %s (role %u): a disk and its own partition",
-				 path, p, m->role);
+			if (m->state == LRAID_MEMBER_SPARE)
+				snprintf(buf, len, "%s overlaps spare %s: a disk and its own partition",
+					 path, p);
+			else
+				snprintf(buf, len, "%s overlaps member %s (role %u): a disk and its own partition",
+					 path, p, m->role);
 			return buf;
 		}
 	}
 	return "the device overlaps a member or is the same storage as one (two paths to one disk), or does not take what the array sends its members (larger logical blocks than the array's, say); the kernel log says which";
 }
 
-/* Why add refused @path (open as @fd) with ENOSPC: its size, and the need */
+/*
+ * Why add refused @path (open as @fd) with ENOSPC: its size, and the
+ * need; or (ABI 1.5) no room for another spare: LRAID_MAX_MEMBERS_ABI
+ * roles and spares already.
+ */
 static const char *add_nospace_why(int ctl, uint32_t index, const char *path,
 				   int fd, char *buf, size_t len)
 {
 	struct lraid_ioc_info c;
 	uint64_t bytes;
+	int spares;
 
-	if (array_info(ctl, index, &c) || ioctl(fd, BLKGETSIZE64, &bytes))
+	if (array_info(ctl, index, &c) || ioctl(fd, BLKGETSIZE64, &bytes)) {
+		if (ctl_has_spares(ctl))
+			return "the device is smaller than the array's data offset plus the data size of a member, or the array has no room for another spare; the kernel log says which";
 		return "the device is smaller than the array's data offset plus the data size of a member";
+	}
+	spares = info_spares(&c);
+	if (c.nr_members + spares >= LRAID_MAX_MEMBERS_ABI &&
+	    (bytes >> 9) >= c.data_offset + c.member_data_sectors) {
+		snprintf(buf, len, "lraid%u has no room for another spare: %u members and %d spare%s, the %d devices an array can have",
+			 index, c.nr_members, spares, spares == 1 ? "" : "s",
+			 LRAID_MAX_MEMBERS_ABI);
+		return buf;
+	}
 	snprintf(buf, len, "%s has %llu sectors; a member of lraid%u needs %llu: the data offset, %llu, and %llu of data",
 		 path, (unsigned long long)(bytes >> 9), index,
 		 (unsigned long long)(c.data_offset + c.member_data_sectors),
@@ -2556,6 +3146,11 @@ static const char *readd_stale_why(int ctl, uint32_t index, const char *path,
 			 path, index);
 		return buf;
 	}
+	if (lraid_sb_is_spare(&sb)) {
+		snprintf(buf, len, "%s carries a spare's superblock of lraid%u, not a member's, so there is nothing to re-add; lraidctl add adds it",
+			 path, index);
+		return buf;
+	}
 	if (!c.bitmap_region_sectors) {
 		snprintf(buf, len, "lraid%u has no write-intent bitmap to record what a member missed; lraidctl add rebuilds it in full",
 			 index);
@@ -2589,8 +3184,8 @@ static void add_failed(int ctl, uint32_t index, const char *path, int fd,
 		    path, index, strerror(e));
 	else if (e == EBUSY)
 		err("%s %s to lraid%u refused: %s (%s)", verb, path, index,
-		    strerror(e),
-		    add_busy_why(ctl, index, path, dev, buf, sizeof(buf)));
+		    strerror(e), add_busy_why(ctl, index, path, dev, readd,
+					      buf, sizeof(buf)));
 	else if (e == ENOSPC)
 		err("%s %s to lraid%u refused: %s (%s)", verb, path, index,
 		    strerror(e),
@@ -2623,9 +3218,10 @@ static void add_failed(int ctl, uint32_t index, const char *path, int fd,
 }
 
 /*
- * Say what became of @path (@dev), just added to lraid@index: the role
- * it is being rebuilt as, which INFO shows; a small array may be
- * rebuilt already, and a rebuild may have stopped already. @readd: it
+ * Say what became of @path (@dev), just added to lraid@index: a spare
+ * (ABI 1.5: no role was down, or a pass ran), or the role it is being
+ * rebuilt as, which INFO shows; a small array may be rebuilt already,
+ * and a rebuild may have stopped already. @readd: it
  * was added with LRAID_ADD_READD. Without the flag the kernel re-adds a
  * member that left recently enough for the bitmap by itself, and says so
  * only in its log; its superblock tells: a re-add keeps it, a full
@@ -2633,18 +3229,20 @@ static void add_failed(int ctl, uint32_t index, const char *path, int fd,
  * no superblock pass writes the device (its role counts as failed). It
  * is read before the INFO that shows the device still rebuilding (or
  * stopped), so the pass at the end of the rebuild cannot have written
- * it yet; once rebuilt, the two look alike and nothing is claimed.
+ * it yet; once rebuilt, the two look alike and nothing is claimed. A
+ * spare's superblock (one kept a spare first, then taken for a role)
+ * is no re-add.
  */
 static void add_report(int ctl, uint32_t index, const char *path, dev_t dev,
 		       bool readd)
 {
 	static uint8_t block[LRAID_SB_SIZE] __attribute__((aligned(4096)));
-	const struct lraid_ioc_member *m;
+	const struct lraid_ioc_member *m, *sp;
 	struct lraid_ioc_info c;
 	char msg[PATH_MAX + 128];
+	uint32_t others, failed = 0;
 	bool got_sb;
-	uint32_t others;
-	int e;
+	int e, i;
 
 	/* the superblock before INFO: see above */
 	got_sb = !readd && !read_sb_block(path, block, NULL, msg, sizeof(msg));
@@ -2655,8 +3253,28 @@ static void add_report(int ctl, uint32_t index, const char *path, dev_t dev,
 		return;
 	}
 	m = member_of(&c, dev);
+	sp = m ? NULL : spare_of(&c, dev);
+	if (sp && sp->state != LRAID_MEMBER_SPARE) {
+		err("added %s to lraid%u as a spare, but it is faulty now: its superblock write failed, and it is never used (the kernel log says why); lraidctl remove takes it out",
+		    path, index);
+		return;
+	}
+	if (sp) {
+		/* roles failed, not being rebuilt: a pass runs (see above) */
+		for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++)
+			if (c.members[i].state == LRAID_MEMBER_FAULTY &&
+			    c.members[i].role < 32)
+				failed |= 1U << c.members[i].role;
+		if (failed)
+			err("added %s to lraid%u as a spare; the array rebuilds role%s %s onto a spare once the pass running ends",
+			    path, index, failed & (failed - 1) ? "s" : "",
+			    roles_str(failed));
+		else
+			err("added %s to lraid%u as a spare", path, index);
+		return;
+	}
 	if (!m) {
-		err("%s %s to lraid%u, but it is not among its members now (see the kernel log)",
+		err("%s %s to lraid%u, but it is not among its members or spares now (see the kernel log)",
 		    readd ? "re-added" : "added", path, index);
 		return;
 	}
@@ -2664,7 +3282,8 @@ static void add_report(int ctl, uint32_t index, const char *path, dev_t dev,
 		struct lraid_sb_info sb;
 
 		readd = !lraid_sb_decode(block, &sb, NULL) &&
-			!memcmp(sb.uuid, c.uuid, sizeof(sb.uuid));
+			!memcmp(sb.uuid, c.uuid, sizeof(sb.uuid)) &&
+			!lraid_sb_is_spare(&sb);
 	}
 	if (m->state == LRAID_MEMBER_FAULTY) {
 		err("%s %s to lraid%u as role %u, but its rebuild has stopped already and the role stays failed (the kernel log says why); lraidctl add starts it over%s",
@@ -2682,7 +3301,14 @@ static void add_report(int ctl, uint32_t index, const char *path, dev_t dev,
 		err("%s %s to lraid%u: role %u, rebuilt already",
 		    readd ? "re-added" : "added", path, index, m->role);
 	others = roles_down(&c) & ~(m->role < 32 ? 1U << m->role : 0);
-	if (others)
+	if (others && ctl_has_spares(ctl))
+		err("lraid%u: role%s %s still failed or missing: %sonce this rebuild has ended the array rebuilds %s",
+		    index, others & (others - 1) ? "s" : "", roles_str(others),
+		    info_spares(&c) ? "" :
+		    "a device added now is kept as a spare, and ",
+		    others & (others - 1) ?
+		    "them onto spares, one at a time" : "it onto a spare");
+	else if (others)
 		err("lraid%u: role%s %s still failed or missing: add a device for %s once this rebuild has ended (lraidctl action --wait lraid%u waits for it)",
 		    index, others & (others - 1) ? "s" : "", roles_str(others),
 		    others & (others - 1) ? "them, one at a time," : "it",
@@ -2706,11 +3332,17 @@ static const char *remove_busy_why(int ctl, uint32_t index, unsigned int maj,
 	return "only a failed member can be removed, and not while its rebuild runs";
 }
 
-/* mdadm --remove: close a failed member, its role then missing */
+/*
+ * mdadm --remove: close a failed member, its role then missing; or take
+ * a spare out of the array (ABI 1.5), which erases its superblock so that
+ * no later assembly takes it back.
+ */
 static int cmd_remove(int argc, char **argv)
 {
 	struct lraid_ioc_fail f = { 0 };
 	struct lraid_ioc_remove c = { 0 };
+	struct lraid_ioc_info info;
+	bool spare;
 	int ctl, e;
 
 	if (argc != 3)
@@ -2723,10 +3355,18 @@ static int cmd_remove(int argc, char **argv)
 	ctl = open_control();
 	if (ctl < 0)
 		return 1;
+	/* asked before: once removed, INFO no longer lists it */
+	spare = !array_info(ctl, c.index, &info) &&
+		spare_of(&info, makedev(f.major, f.minor));
 	if (!ioctl(ctl, LRAID_IOC_REMOVE, &c)) {
 		close(ctl);
 		/* on stderr, as mdadm's "hot removed" */
-		err("removed %s from lraid%u", argv[2], c.index);
+		if (spare)
+			err("removed spare %s from lraid%u (%s)", argv[2],
+			    c.index, sb_gone(argv[2]) ? "its superblock erased" :
+			    "its superblock could not be erased: see the kernel log");
+		else
+			err("removed %s from lraid%u", argv[2], c.index);
 		return 0;
 	}
 	e = errno;
@@ -2737,7 +3377,7 @@ static int cmd_remove(int argc, char **argv)
 		err("remove %s from lraid%u refused: %s (%s)", argv[2], c.index,
 		    strerror(e), remove_busy_why(ctl, c.index, f.major, f.minor));
 	else if (e == ENODEV)
-		err("remove %s from lraid%u failed: %s (no such array, or not one of its members)",
+		err("remove %s from lraid%u failed: %s (no such array, or not one of its members or spares)",
 		    argv[2], c.index, strerror(e));
 	else if (e == ENOTTY)
 		err("remove: %s (kernel module without remove)", strerror(e));
@@ -2817,9 +3457,11 @@ static int add_device(uint32_t index, const char *path, uint32_t flags,
  * bitmap to record what it missed is re-added instead: it goes back to
  * its own role, superblock kept, and only the regions whose bit is set
  * are rebuilt. re-add lraidN DEVICE (@flags LRAID_ADD_READD, mdadm
- * --re-add) refuses any other device (ESTALE). DEVICE is opened
- * read-write, as create opens members; the kernel then claims it
- * exclusively itself.
+ * --re-add) refuses any other device (ESTALE). With spares (ABI 1.5),
+ * DEVICE added to an array with no role down, or while a pass runs, is
+ * kept as a spare, which the array rebuilds a role onto once one is down
+ * (add_report() says which it became). DEVICE is opened read-write, as
+ * create opens members; the kernel then claims it exclusively itself.
  */
 static int cmd_add(int argc, char **argv, uint32_t flags)
 {
@@ -2856,7 +3498,7 @@ static int incremental_readd(int ctl, int index,
 
 	if (array_info(ctl, index, &c) || !c.bitmap_region_sectors ||
 	    stat(o->dev, &st) || !S_ISBLK(st.st_mode) ||
-	    member_of(&c, st.st_rdev))
+	    member_of(&c, st.st_rdev) || spare_of(&c, st.st_rdev))
 		return -1;
 	for (i = 0; i < c.nr_members && i < LRAID_MAX_MEMBERS_ABI; i++)
 		if (c.members[i].role == o->sb->role)
@@ -2876,6 +3518,49 @@ static int incremental_readd(int ctl, int index,
 		err("%s: not added to lraid%d: incremental starts no full rebuild (lraidctl add lraid%d %s does one)",
 		    o->dev, index, index, o->dev);
 	return e ? 1 : 0;
+}
+
+/*
+ * incremental DEV of array @index, which runs, where DEV carries a
+ * spare's superblock of it: as mdadm --incremental does with a spare, DEV
+ * is added (LRAID_IOC_ADD): kept a spare, or rebuilt at once onto a role
+ * that is down, which the array would have done had the spare been there
+ * when the role failed. Nothing is done when DEV is a member or spare of
+ * the array already (the add that made it one wrote that superblock),
+ * when something holds it (a device-mapper table over it, say, which
+ * shows the superblock too: its own event is the one to add), or when
+ * the module keeps no spares. What happened is said with --quiet too, as
+ * an assembly is. Returns -1 when nothing was done, 0 when added, 1 when
+ * the add was refused or failed (printed).
+ */
+static int incremental_spare(int ctl, int index,
+			     const struct assemble_opts *o)
+{
+	struct lraid_ioc_info c;
+	char holders[64];
+	struct stat st;
+	struct dirent *e;
+	bool held = false;
+	DIR *d;
+
+	if (array_info(ctl, index, &c) || stat(o->dev, &st) ||
+	    !S_ISBLK(st.st_mode) || member_of(&c, st.st_rdev) ||
+	    spare_of(&c, st.st_rdev) || !ctl_has_spares(ctl))
+		return -1;
+	snprintf(holders, sizeof(holders), "/sys/dev/block/%u:%u/holders",
+		 major(st.st_rdev), minor(st.st_rdev));
+	d = opendir(holders);
+	while (d && !held && (e = readdir(d)))
+		held = e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	if (held) {
+		if (!o->quiet)
+			err("%s: a spare of lraid%d, but something is built on it (%s); not added",
+			    o->dev, index, holders);
+		return -1;
+	}
+	return add_device(index, o->dev, 0, O_RDONLY) ? 1 : 0;
 }
 
 /* "[--json] NAME": 0, or -1 for a usage error */
@@ -2914,15 +3599,21 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-/* One line per array, as mdadm.conf's and mdadm --detail --scan's. */
+/*
+ * One line per array, as mdadm.conf's and mdadm --detail --scan's; as
+ * theirs, spares=N only when there are spares.
+ */
 static void array_line(const char *dev, unsigned int level,
-		       unsigned int members, const uint8_t *uuid)
+		       unsigned int members, unsigned int spares,
+		       const uint8_t *uuid)
 {
-	char u[40];
+	char u[40], sp[32] = "";
 
 	uuid_str(uuid, u);
-	printf("ARRAY %s level=raid%u num-devices=%u UUID=%s\n", dev, level,
-	       members, u);
+	if (spares)
+		snprintf(sp, sizeof(sp), " spares=%u", spares);
+	printf("ARRAY %s level=raid%u num-devices=%u%s UUID=%s\n", dev, level,
+	       members, sp, u);
 }
 
 /*
@@ -2950,7 +3641,7 @@ static int detail_all(void)
 			continue;
 		snprintf(dev, sizeof(dev), "/dev/lraid%d", i);
 		array_line(dev, briefs[i].level, briefs[i].nr_members,
-			   briefs[i].uuid);
+			   briefs[i].nr_spares, briefs[i].uuid);
 	}
 	return 0;
 }
@@ -2984,10 +3675,33 @@ static void pass_words(const char *action, const char **state,
 	*status = "Sync Status";
 }
 
+/* One entry of detail --json's "devices" (a role) or "spares" (@spare). */
+static void json_member(const struct lraid_ioc_member *m, bool first,
+			bool spare)
+{
+	char p[300];
+
+	if (spare)
+		dev_path(m->major, m->minor, p, sizeof(p));
+	else
+		member_path(m, p, sizeof(p));
+	printf("%s{\"role\": ", first ? "" : ", ");
+	if (spare)
+		printf("null");
+	else
+		printf("%u", m->role);
+	printf(", \"device\": ");
+	json_str(p);
+	printf(", \"major\": %u, \"minor\": %u, \"state\": \"%s\", "
+	       "\"read_errors\": %u}", m->major, m->minor, member_state(m),
+	       m->read_errors);
+}
+
 static int cmd_detail(int argc, char **argv)
 {
 	struct lraid_ioc_info c;
 	struct sync_state st;
+	struct dev_counts cnt;
 	const char *name, *sep, *pass_state = "", *pass_status = "";
 	int json, ctl, i;
 	char uuid[40], state[64];
@@ -3036,19 +3750,12 @@ static int cmd_detail(int argc, char **argv)
 		       c.bitmap_region_sectors ? "internal" : "none",
 		       (unsigned long long)c.bitmap_region_sectors * 512,
 		       c.bitmap_regions, c.bitmap_dirty);
-		for (i = 0; i < c.nr_members; i++) {
-			char p[300];
-
-			member_path(&c.members[i], p, sizeof(p));
-			printf("%s{\"role\": %u, \"device\": ", i ? ", " : "",
-			       c.members[i].role);
-			json_str(p);
-			printf(", \"major\": %u, "
-			       "\"minor\": %u, \"state\": \"%s\", \"read_errors\": %u}",
-			       c.members[i].major, c.members[i].minor,
-			       member_state(&c.members[i]),
-			       c.members[i].read_errors);
-		}
+		for (i = 0; i < c.nr_members; i++)
+			json_member(&c.members[i], i == 0, false);
+		/* spares apart: "devices" stays one per role, in role order */
+		printf("], \"spares\": [");
+		for (i = c.nr_members; i < c.nr_members + info_spares(&c); i++)
+			json_member(&c.members[i], i == c.nr_members, true);
 		printf("]");
 		if (st.action[0]) {
 			printf(", \"sync_action\": \"%s\", \"last_sync_action\": \"%s\", "
@@ -3071,7 +3778,9 @@ static int cmd_detail(int argc, char **argv)
 	       (unsigned long long)c.member_data_sectors);
 	printf("       Data Offset : %llu sectors\n",
 	       (unsigned long long)c.data_offset);
+	count_devices(&c, &cnt);
 	printf("      Raid Devices : %u\n", c.nr_members);
+	printf("     Total Devices : %d\n", cnt.total);
 	/*
 	 * as mdadm, nothing without a bitmap (a module before ABI 1.4 leaves
 	 * the fields zero); its chunk as mdadm -X's, what is dirty as md's
@@ -3088,6 +3797,10 @@ static int cmd_detail(int argc, char **argv)
 	if (st.running)
 		printf("%18s : %llu%% complete\n", pass_status,
 		       st.total ? st.done * 100 / st.total : 0);
+	printf("    Active Devices : %d\n", cnt.active);
+	printf("   Working Devices : %d\n", cnt.working);
+	printf("    Failed Devices : %d\n", cnt.failed);
+	printf("     Spare Devices : %d\n", cnt.spare);
 	/*
 	 * what the running or last pass found; a rebuild compares nothing
 	 * (and its start reset the count of the pass before)
@@ -3111,16 +3824,29 @@ static int cmd_detail(int argc, char **argv)
 		       c.members[i].major, c.members[i].minor,
 		       c.members[i].role, member_state_table(&c.members[i]), p);
 	}
-	/* members with read errors (see max_read_errors), after a blank line */
+	/* as mdadm: spares after the roles, RaidDevice "-" */
+	for (; i < c.nr_members + info_spares(&c); i++) {
+		char p[300];
+
+		dev_path(c.members[i].major, c.members[i].minor, p, sizeof(p));
+		printf("    %6d   %5u   %5u   %10s %-13s %s\n", i,
+		       c.members[i].major, c.members[i].minor, "-",
+		       member_state_table(&c.members[i]), p);
+	}
+	/* devices with read errors (see max_read_errors), after a blank line */
 	sep = "\n";
-	for (i = 0; i < c.nr_members; i++) {
+	for (i = 0; i < c.nr_members + info_spares(&c); i++) {
 		char p[300];
 
 		if (!c.members[i].read_errors)
 			continue;
 		member_path(&c.members[i], p, sizeof(p));
-		printf("%s       Read Errors : %u on %s (role %u)\n", sep,
-		       c.members[i].read_errors, p, c.members[i].role);
+		if (i < c.nr_members)
+			printf("%s       Read Errors : %u on %s (role %u)\n", sep,
+			       c.members[i].read_errors, p, c.members[i].role);
+		else
+			printf("%s       Read Errors : %u on %s (spare)\n", sep,
+			       c.members[i].read_errors, p);
 		sep = "";
 	}
 	return 0;
@@ -3222,15 +3948,20 @@ static int examine_one(const char *dev, int json, int sep)
 		       sb.version, uuid);
 		json_str(sb.name);
 		printf(", \"level\": %u, \"layout\": %u, "
-		       "\"chunk_bytes\": %u, \"members\": %u, \"role\": %u, "
-		       "\"state\": \"%s\", \"events\": %llu, \"failed_mask\": %u, "
+		       "\"chunk_bytes\": %u, \"members\": %u, \"role\": ",
+		       sb.level, sb.layout, sb.chunk_sectors * 512,
+		       sb.nr_members);
+		/* a spare holds no role: null, and "spare" says why */
+		if (lraid_sb_is_spare(&sb))
+			printf("null, \"spare\": true");
+		else
+			printf("%u, \"spare\": false", sb.role);
+		printf(", \"state\": \"%s\", \"events\": %llu, \"failed_mask\": %u, "
 		       "\"data_offset\": %llu, \"data_size\": %llu, "
 		       "\"dev_sectors\": %llu, \"resync_offset\": %llu, "
 		       "\"bitmap_offset\": %llu, \"bitmap_sectors\": %llu, "
 		       "\"bitmap_region_sectors\": %llu, "
 		       "\"bitmap_regions\": %llu, \"bitmap_dirty\": ",
-		       sb.level, sb.layout,
-		       sb.chunk_sectors * 512, sb.nr_members, sb.role,
 		       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active",
 		       (unsigned long long)sb.events, sb.failed_mask,
 		       (unsigned long long)sb.data_offset,
@@ -3252,7 +3983,10 @@ static int examine_one(const char *dev, int json, int sep)
 			       (unsigned long long)sb.bitmap_events);
 		else
 			printf(", \"bitmap_events\": null");
-		/* null when in sync: a number while part rebuilt */
+		/*
+		 * null when in sync: a number while part rebuilt, and 0 for
+		 * a spare (which holds no data)
+		 */
 		if (lraid_sb_in_sync(&sb))
 			printf(", \"recovery_offset\": null");
 		else
@@ -3274,7 +4008,10 @@ static int examine_one(const char *dev, int json, int sep)
 	       sb.layout == LRAID_LAYOUT_LEFT_SYMMETRIC ? "left-symmetric" :
 	       "unknown");
 	printf("     Chunk Size : %uK\n", sb.chunk_sectors / 2);
-	printf("    Device Role : %u\n", sb.role);
+	if (lraid_sb_is_spare(&sb))
+		printf("    Device Role : spare\n");	/* mdadm's words */
+	else
+		printf("    Device Role : %u\n", sb.role);
 	printf("          State : %s\n",
 	       sb.state & LRAID_SB_STATE_CLEAN ? "clean" : "active");
 	printf("         Events : %llu\n", (unsigned long long)sb.events);
@@ -3304,8 +4041,11 @@ static int examine_one(const char *dev, int json, int sep)
 	    (sb.feature_compat & LRAID_SB_FEAT_COMPAT_RESYNC))
 		printf("  Resync Offset : %llu sectors\n",
 		       (unsigned long long)sb.resync_offset);
-	/* as mdadm: how far a member was rebuilt (a stop interrupted it) */
-	if (!lraid_sb_in_sync(&sb))
+	/*
+	 * as mdadm: how far a member was rebuilt (a stop interrupted it);
+	 * a spare holds no data, and none is rebuilt onto it yet
+	 */
+	if (!lraid_sb_in_sync(&sb) && !lraid_sb_is_spare(&sb))
 		printf("Recovery Offset : %llu sectors\n",
 		       (unsigned long long)sb.recovery_offset);
 	printf("    Failed Mask : 0x%x\n", sb.failed_mask);
@@ -3315,14 +4055,18 @@ static int examine_one(const char *dev, int json, int sep)
 /*
  * examine --scan: an ARRAY line per array whose superblock a device in
  * /proc/partitions carries (as mdadm --examine --scan), from the newest
- * copy, under the name it assembles as when that number is free. Exit 1
- * when devices could not be opened and nothing was found (not root).
+ * copy of a member's (a spare's if only spares are found), under the name
+ * it assembles as when that number is free; spares=N counts the devices
+ * carrying a spare's superblock of the array (one under a device-mapper
+ * table that shows it too counted once). Exit 1 when devices could not
+ * be opened and nothing was found (not root).
  */
 static int examine_all(void)
 {
 	struct scan_dev *devs;
 	int n, i, j, best, denied;
 	char dev[LRAID_SB_NAME_LEN + 8];
+	unsigned int spares;
 
 	n = scan_devices(&devs, &denied, false);
 	if (n < 0)
@@ -3332,14 +4076,22 @@ static int examine_all(void)
 
 		if (!first_copy(devs, i))
 			continue;	/* each array once */
-		best = i;
-		for (j = i + 1; j < n; j++)
-			if (!memcmp(devs[j].sb.uuid, u, 16) &&
-			    devs[j].sb.events > devs[best].sb.events)
+		best = -1;
+		spares = 0;
+		for (j = i; j < n; j++) {
+			if (memcmp(devs[j].sb.uuid, u, 16))
+				continue;
+			if (lraid_sb_is_spare(&devs[j].sb))
+				spares += !covered(devs, n, &devs[j]);
+			else if (best < 0 ||
+				 devs[j].sb.events > devs[best].sb.events)
 				best = j;
+		}
+		if (best < 0)
+			best = i;	/* spares only */
 		snprintf(dev, sizeof(dev), "/dev/%s", devs[best].sb.name);
 		array_line(dev, devs[best].sb.level, devs[best].sb.nr_members,
-			   u);
+			   spares, u);
 	}
 	if (denied)
 		err("warning: %d devices could not be opened (not root?)",
@@ -3413,13 +4165,10 @@ static uint32_t roles_rebuilding(unsigned int index)
 static int rebuild_outcome(unsigned int index, uint32_t mask)
 {
 	struct lraid_ioc_info c;
-	int ctl, i, e, ret = 0;
+	int i, e, ret = 0;
 	char p[300];
 
-	ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
-	e = ctl < 0 ? errno : array_info(ctl, index, &c);
-	if (ctl >= 0)
-		close(ctl);
+	e = array_info_once(index, &c);
 	if (e) {
 		err("lraid%u: recover ended, but the roles are not known: %s",
 		    index, strerror(e));
@@ -3612,7 +4361,8 @@ static int cmd_action(int argc, char **argv)
  *
  * A device's number in brackets is its role; (F) marks a failed one, and
  * one being rebuilt onto carries no mark but counts as down until its
- * rebuild ends, as md shows a spare in recovery. Blocks are KiB. The
+ * rebuild ends, as md shows a spare in recovery. A spare is marked (S),
+ * numbered after the roles, as md numbers its spares past raid_disks. Blocks are KiB. The
  * progress line appears while a pass runs, in member KiB, md's words:
  * recovery, resync, check, repair. The bitmap line, for an array with a
  * write-intent bitmap, comes last, as md's: md counts the pages of its
@@ -3655,14 +4405,16 @@ static void list_one(const struct lraid_ioc_info *c)
 
 	printf("lraid%u : active raid%u", c->index, c->level);
 	/* md lists the newest device first: here the highest slot */
-	for (i = c->nr_members - 1; i >= 0; i--) {
+	for (i = c->nr_members + info_spares(c) - 1; i >= 0; i--) {
 		const struct lraid_ioc_member *m = &c->members[i];
 
 		if (member_missing(m))
 			continue;
 		member_path(m, p, sizeof(p));
 		printf(" %s[%u]%s", strncmp(p, "/dev/", 5) ? p : p + 5,
-		       m->role, m->state == LRAID_MEMBER_FAULTY ? "(F)" : "");
+		       i < c->nr_members ? m->role : (unsigned int)i,
+		       m->state == LRAID_MEMBER_FAULTY ? "(F)" :
+		       m->state == LRAID_MEMBER_SPARE ? "(S)" : "");
 	}
 	for (r = 0; r < c->nr_members && r < LRAID_MAX_MEMBERS_ABI; r++)
 		map[r] = down & (1U << r) ? '_' : 'U';

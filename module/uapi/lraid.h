@@ -21,7 +21,7 @@
 #define LRAID_CONTROL_NAME	"lraid-control"
 
 #define LRAID_ABI_MAJOR		1
-#define LRAID_ABI_MINOR		4
+#define LRAID_ABI_MINOR		5
 
 #define LRAID_MAX_MEMBERS_ABI	32
 #define LRAID_MAX_ARRAYS	256
@@ -34,6 +34,7 @@
 #define LRAID_FEAT_REBUILD	_BITULL(4)	/* LRAID_IOC_ADD, rebuild (1.3) */
 #define LRAID_FEAT_REMOVE	_BITULL(5)	/* LRAID_IOC_REMOVE (1.3) */
 #define LRAID_FEAT_BITMAP	_BITULL(6)	/* write-intent bitmap (1.4) */
+#define LRAID_FEAT_SPARES	_BITULL(7)	/* spares (1.5) */
 
 struct lraid_ioc_version {
 	__u32 major;		/* out: LRAID_ABI_MAJOR */
@@ -89,6 +90,10 @@ struct lraid_ioc_stop {
 #define LRAID_MEMBER_ACTIVE	1
 #define LRAID_MEMBER_FAULTY	2	/* failed: no I/O is sent to it */
 #define LRAID_MEMBER_REBUILDING	3	/* added, being rebuilt: written, not read (1.3) */
+#define LRAID_MEMBER_SPARE	4	/* a spare, role LRAID_ROLE_NONE (1.5) */
+
+/* lraid_ioc_member.role of a spare (1.5) */
+#define LRAID_ROLE_NONE		0xff
 
 struct lraid_ioc_member {
 	__u32 major;		/* dev_t of the member */
@@ -110,7 +115,12 @@ struct lraid_ioc_info {
 	__u8 level;		/* out from here on */
 	__u8 nr_members;
 	__u8 state;		/* LRAID_ARRAY_* */
-	__u8 pad0;
+	/*
+	 * Spares (1.5): members[nr_members .. nr_members + nr_spares - 1],
+	 * state LRAID_MEMBER_SPARE; nr_members + nr_spares is at most
+	 * LRAID_MAX_MEMBERS_ABI. Zero from kernels before 1.5.
+	 */
+	__u8 nr_spares;
 	__u32 chunk_bytes;
 	__u64 array_sectors;
 	__u64 member_data_sectors;	/* used per member */
@@ -147,9 +157,16 @@ struct lraid_ioc_fail {
  * (sync_action reads "recover"); once the rebuild is done and the
  * superblocks record it, the role is active again. The device is passed
  * as a file descriptor; it may be the failed member itself. Refused with
- * -EBUSY when no role is failed or missing, a pass (check, repair,
- * resync, rebuild) runs, or the device is in use, -ENOSPC when it is too
- * small for the data area.
+ * -EBUSY when the device is in use, -ENOSPC when it is too small for the
+ * data area.
+ *
+ * Spares (LRAID_FEAT_SPARES, 1.5): a device added to an array with no
+ * failed or missing role, or while a pass (check, repair, resync,
+ * rebuild) runs, is kept as a spare: its superblock names the array and
+ * no role, and when a role fails (or the pass ends with one failed) the
+ * array rebuilds it onto the spare by itself. -ENOSPC when the array has
+ * nr_members + spares = LRAID_MAX_MEMBERS_ABI already. Before 1.5 these
+ * adds were refused with -EBUSY.
  */
 /*
  * lraid_ioc_add.flags (1.4): the device must be a re-add, a member of this
@@ -174,7 +191,8 @@ struct lraid_ioc_add {
  * stays failed, now missing, and the device is free for other use. The
  * member is named by its dev_t. Refused with -EBUSY when it has not
  * failed or its rebuild runs (write idle to sync_action first), -ENODEV
- * when it is not a member.
+ * when it is not a member. A spare (1.5) is removed at once, its
+ * superblock erased, so that no later assemble takes it back.
  */
 struct lraid_ioc_remove {
 	__u32 index;		/* N in /dev/lraidN */

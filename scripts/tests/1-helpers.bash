@@ -72,6 +72,28 @@ lr_klog_has() {
 	grep -q "$@" <<<"$log"
 }
 
+# lr_klog_wait ERE [TENTHS]: the kernel log since the mark has ERE within
+# TENTHS tenths of a second (50)
+lr_klog_wait() {
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
+		lr_klog_has -E "$1" && return 0
+		sleep 0.1
+	done
+	lr_fail "no '$1' in the kernel log: $(lr_klog | tail -5)"
+}
+
+# lr_wait_idle WHAT SECONDS: lraid0's sync_action reads idle within
+# SECONDS, else WHAT fails with the pass's progress
+lr_wait_idle() {
+	local a f=/sys/block/lraid0/lraid end=$((SECONDS + $2))
+	while read -r a <"$f/sync_action" && [ "$a" != idle ]; do
+		[ $SECONDS -lt $end ] ||
+			lr_fail "$1: still '$a' after $2 s ($(cat "$f/sync_completed")); log: $(lr_klog | tail -5)"
+		sleep 0.2
+	done
+}
+
 lr_need() {
 	local c
 	for c in "$@"; do
