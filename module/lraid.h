@@ -475,7 +475,6 @@ int lraid_array_remove(int index, dev_t dev);
 const char *lraid_array_recovered(struct lraid_array *a, unsigned int role,
 				  u32 failed);
 int lraid_array_record_failed(struct lraid_array *a);
-unsigned int lraid_spares(const struct lraid_array *a);
 void lraid_spare_kick(struct lraid_array *a);
 void __lraid_spare_kick(struct lraid_array *a);
 extern const struct attribute_group *lraid_attr_groups[];

@@ -95,6 +95,7 @@ static void lraid_index_unlock(int index)
 }
 
 static int lraid_spare_of(struct lraid_array *a, dev_t dev);
+static unsigned int lraid_spares(const struct lraid_array *a);
 static void lraid_spare_work(struct work_struct *work);
 
 /*
@@ -2207,7 +2208,7 @@ static int lraid_spare_of(struct lraid_array *a, dev_t dev)
 }
 
 /* How many spares @a holds, faulty ones included. */
-unsigned int lraid_spares(const struct lraid_array *a)
+static unsigned int lraid_spares(const struct lraid_array *a)
 {
 	unsigned int i, n = 0;
 
@@ -2340,6 +2341,40 @@ static void lraid_spare_remove(struct lraid_array *a, unsigned int slot)
 }
 
 /*
+ * Give @role's slot the device @nm (its holder link made if @linked), or
+ * keep the one there if @nm is NULL, and start rebuilding the role onto
+ * it (a re-add if @readd): quiesced (lraid_quiesce()), so that no read
+ * that sampled a->failed before the role failed reaches the device,
+ * which holds nothing yet, and every write piece or discard that starts
+ * afterwards sees a->rebuilding. 0, or lraid_sync_recover()'s error with
+ * the role left failed. Under the index lock.
+ */
+static int lraid_slot_rebuild(struct lraid_array *a, unsigned int role,
+			      const struct lraid_member *nm, bool linked,
+			      bool readd)
+{
+	struct lraid_member *mb = &a->members[role];
+	struct lraid_drange all;
+	int ret;
+
+	lraid_quiesce(a, &all);
+	if (nm) {
+		lraid_slot_empty(a, role);
+		*mb = *nm;
+		if (linked)
+			a->linked |= BIT(role);
+	}
+	atomic_set(&mb->read_errors, 0);
+	set_bit(role, &a->added);
+	set_bit(role, &a->rebuilding);
+	lraid_unquiesce(a, &all);
+	ret = lraid_sync_recover(a, role, readd, 0);
+	if (ret)
+		clear_bit(role, &a->rebuilding);
+	return ret;
+}
+
+/*
  * Give the lowest failed role that no rebuild serves a device, as md does
  * when a member fails or a pass ends: the device added for it, if one
  * sits in its slot (its rebuild stopped when another member failed:
@@ -2350,7 +2385,6 @@ static void lraid_spare_remove(struct lraid_array *a, unsigned int slot)
  */
 static void lraid_spare_take(struct lraid_array *a)
 {
-	struct lraid_drange all;
 	struct lraid_member sp, *mb;
 	struct block_device *old;
 	unsigned int role, slot;
@@ -2398,24 +2432,12 @@ again:
 	linked = a->linked & BIT(slot);
 	a->linked &= ~BIT(slot);
 
-	lraid_quiesce(a, &all);
+	/* the slot changes only under the index lock, which is held */
 	old = mb->b.bdev;
 	if (old)
 		pr_info("lraid%d: %pg (role %u) released: spare %pg takes its role\n",
 			a->index, old, role, sp.b.bdev);
-	lraid_slot_empty(a, role);
-	*mb = sp;
-	if (linked)
-		a->linked |= BIT(role);
-	atomic_set(&mb->read_errors, 0);
-	set_bit(role, &a->added);
-	set_bit(role, &a->rebuilding);
-	lraid_unquiesce(a, &all);
-
-	ret = lraid_sync_recover(a, role, false, 0);
-	if (ret)
-		clear_bit(role, &a->rebuilding);
-	else
+	if (!lraid_slot_rebuild(a, role, &sp, linked, false))
 		pr_info("lraid%d: spare %pg takes role %u, rebuilding it from the other members\n",
 			a->index, mb->b.bdev, role);
 }
@@ -2491,7 +2513,7 @@ static int __lraid_array_add(struct lraid_array *a, dev_t dev,
 	struct page *page = NULL;
 	bool readd = false;
 	struct lraid_bdev nb = {};
-	struct lraid_drange all;
+	struct lraid_member nm = {};
 	struct lraid_member *mb;
 	struct block_device *b;
 	int index = a->index;
@@ -2559,27 +2581,18 @@ static int __lraid_array_add(struct lraid_array *a, dev_t dev,
 	if (ret)
 		goto out_close;
 
-	lraid_quiesce(a, &all);
 	if (nb.bdev) {
-		lraid_slot_empty(a, role);
-		mb->b = nb;
-		mb->dev = dev;
-		mb->sectors = bdev_nr_sectors(b);
-		if (!bd_link_disk_holder(b, a->disk))
-			a->linked |= BIT(role);
+		nm.b = nb;
+		nm.dev = dev;
+		nm.sectors = bdev_nr_sectors(b);
 	}
-	atomic_set(&mb->read_errors, 0);
-	set_bit(role, &a->added);
-	set_bit(role, &a->rebuilding);
-	lraid_unquiesce(a, &all);
-
-	ret = lraid_sync_recover(a, role, readd, 0);
-	if (ret)
-		clear_bit(role, &a->rebuilding);
-	else if (readd)
+	ret = lraid_slot_rebuild(a, role, nb.bdev ? &nm : NULL,
+				 nb.bdev && !bd_link_disk_holder(b, a->disk),
+				 readd);
+	if (!ret && readd)
 		pr_info("lraid%d: %pg re-added as role %u (events %llu, array at %llu): rebuilding what the bitmap records it missed\n",
 			index, b, role, info->events, a->events);
-	else
+	else if (!ret)
 		pr_info("lraid%d: %pg added as role %u, rebuilding it from the other members\n",
 			index, b, role);
 	goto out;
