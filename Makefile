@@ -13,7 +13,8 @@ KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(sort $(wildcard /usr/src/linux-headers-6.12.*-amd64))))
 
 .PHONY: all module tools clean setup compat lint check check-debug check-full demo \
-	kunit test-kernel bench-gf bench-quick bench help install-udev
+	kunit test-kernel bench-gf bench-quick bench help install-udev \
+	install-systemd
 
 all: module tools
 
@@ -37,6 +38,21 @@ install-udev: tools
 	sed 's|@LRAIDCTL@|$(SBINDIR)/lraidctl|' tools/udev/65-lraid-incremental.rules.in \
 		>$(DESTDIR)$(UDEVDIR)/65-lraid-incremental.rules
 	@test -n "$(DESTDIR)" || ! command -v udevadm >/dev/null || udevadm control --reload
+
+# lraidctl into $(SBINDIR) and the systemd units into $(SYSTEMDDIR), none
+# enabled: lraid-monitor.service ("lraidctl monitor --scan", as
+# mdmonitor.service) and lraid-check.timer (a monthly "lraidctl check
+# --scan", as Debian's checkarray cron job)
+SYSTEMDDIR ?= /etc/systemd/system
+install-systemd: tools
+	install -D -m 755 tools/lraidctl $(DESTDIR)$(SBINDIR)/lraidctl
+	mkdir -p $(DESTDIR)$(SYSTEMDDIR)
+	for u in lraid-monitor.service lraid-check.service; do \
+		sed 's|@LRAIDCTL@|$(SBINDIR)/lraidctl|' tools/systemd/$$u.in \
+			>$(DESTDIR)$(SYSTEMDDIR)/$$u || exit 1; \
+	done
+	install -m 644 tools/systemd/lraid-check.timer $(DESTDIR)$(SYSTEMDDIR)/
+	@test -n "$(DESTDIR)" || ! command -v systemctl >/dev/null || systemctl daemon-reload || true
 
 # Module builds for Debian's 6.1 and 6.12 kernels, warnings are errors.
 compat:
@@ -87,6 +103,9 @@ help:
 	@echo "make compat     build for Debian's 6.1 and 6.12 headers, warnings fatal"
 	@echo "make install-udev  lraidctl into SBINDIR ($(SBINDIR)) and the udev rule that"
 	@echo "                assembles arrays as their members appear into UDEVDIR"
+	@echo "make install-systemd  lraidctl into SBINDIR, and into SYSTEMDDIR the units"
+	@echo "                lraid-monitor.service (lraidctl monitor --scan) and"
+	@echo "                lraid-check.timer (monthly lraidctl check --scan)"
 	@echo "make lint       sparse, checkpatch --strict, shellcheck"
 	@echo "make test-kernel  build (or reuse) the KUnit test kernel"
 	@echo "make bench-gf   parity library throughput against ISA-L and lib/raid6"

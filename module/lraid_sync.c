@@ -662,6 +662,8 @@ static void lraid_sync_work(struct work_struct *work)
 	    lraid_bitmap_scope(a, true, &dirty, &regions))
 		pr_info("%s: resync: %u of %u bitmap regions dirty\n",
 			a->disk->disk_name, dirty, regions);
+	/* as md: pollers of sync_action wake when a pass starts (monitor) */
+	sysfs_notify(&disk_to_dev(a->disk)->kobj, "lraid", "sync_action");
 	/*
 	 * A region whose bit is clear had no write in flight at the crash,
 	 * and none while a re-added member was out (lraid_bitmap.c).

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks: sparse (C=2) on the module for 6.12, checkpatch --strict on
 # module/, kunit/ and tests/badblk/ (tools/ is userspace: -Wall -Wextra
-# -Werror in its Makefile), shellcheck on every shell script.
+# -Werror in its Makefile), shellcheck on every shell script,
+# systemd-analyze verify on the systemd units.
 # Prints PASS:/FAIL: lines; exits 1 on any failure.
 set -uo pipefail
 
@@ -65,5 +66,24 @@ if [ ${#sh[@]} -gt 0 ]; then
 else
 	echo "no shell scripts found" >"$tmp/sc.out"
 	result shellcheck 1 "$tmp/sc.out"
+fi
+# the systemd units (make install-systemd) as installed, lraidctl's path
+# one that exists (a guest may be running this tree's): systemd-analyze
+# verify parses them
+if command -v systemd-analyze >/dev/null; then
+	: >"$tmp/units.out"
+	mkdir -p "$tmp/units"
+	for u in tools/systemd/*.in; do
+		sed "s|@LRAIDCTL@|$(command -v true)|" "$u" \
+			>"$tmp/units/$(basename "$u" .in)"
+	done
+	cp tools/systemd/*.timer "$tmp/units/"
+	systemd-analyze verify "$tmp"/units/* >>"$tmp/units.out" 2>&1
+	rc=$?
+	# an unrelated unit of this machine's may be reported: only ours count
+	grep -q 'lraid-' "$tmp/units.out" && rc=1
+	result systemd-units $rc "$tmp/units.out"
+else
+	echo "SKIP: lint/systemd-units (no systemd-analyze)"
 fi
 exit $fail

@@ -30,14 +30,19 @@
 #include <limits.h>
 #include <libgen.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <time.h>
 #include <linux/blkpg.h>
 #include <linux/fs.h>		/* BLKGETSIZE64 */
+#include <linux/netlink.h>
 #include <sys/file.h>		/* flock */
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/sysmacros.h>
@@ -106,9 +111,13 @@ static int usage(void)
 		"  %s examine --scan | [--json] MEMBER...\n"
 		"  %s incremental [--run] [--quiet] MEMBER\n"
 		"  %s action check|repair|idle|frozen [--wait] lraidN...\n"
+		"  %s action check|repair [--wait] --scan   (every array not degraded nor busy)\n"
 		"  %s action --wait lraidN...\n"
 		"  %s check|repair [--wait] lraidN...     (action check|repair)\n"
 		"  %s set lraidN [--speed-min KIB|system] [--speed-max KIB|system]\n"
+		"  %s monitor --scan | lraidN... [--program CMD] [--syslog] [--mail ADDR]\n"
+		"         [--delay SECONDS] [--increment PERCENT] [--oneshot] [--test]\n"
+		"         [--daemonise] [--pid-file FILE]     (mdadm --monitor)\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K, M or G suffix (chunk default 64K; bitmap chunk\n"
 		"default 64M, or more if the bitmap needs it); --bitmap default: internal\n"
@@ -118,7 +127,7 @@ static int usage(void)
 		"-l6, -c 64, -n 4, -x 1, -p ls, -b internal, -R, -f, -s (as mdadm);\n"
 		"lraidN may be /dev/lraidN.\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog, prog,
-		prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -4262,11 +4271,45 @@ static bool is_array_name(const char *s)
 	return name_index(strncmp(s, "/dev/", 5) ? s : s + 5) >= 0;
 }
 
+/*
+ * The running arrays a --scan pass starts on: those that can take it now.
+ * One degraded, or with a pass running, is passed over with a word, as
+ * Debian's checkarray does; the array numbers go to @idx.
+ */
+static int action_scan(uint32_t *idx)
+{
+	uint8_t running[LRAID_MAX_ARRAYS / 8], creating[LRAID_MAX_ARRAYS / 8];
+	struct sync_state st;
+	char dir[64];
+	int ctl, i, n = 0;
+
+	ctl = open_listing(running, creating);
+	if (ctl < 0)
+		return -1;
+	close(ctl);
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+		if (!bit_set(running, i))
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/block/lraid%d/lraid", i);
+		sync_state(i, &st);
+		if (st.running)
+			printf("lraid%d: a %s pass is running: passed over\n", i,
+			       st.action);
+		else if (sys_number(dir, "degraded"))
+			printf("lraid%d: degraded: passed over (a pass needs every member)\n",
+			       i);
+		else
+			idx[n++] = i;
+	}
+	return n;
+}
+
 static int cmd_action(int argc, char **argv)
 {
 	const char *action = NULL;
-	bool wait = false, first = true;
-	int i, at = 0, ret = 0, arrays = 0;
+	bool wait = false, first = true, scan = false;
+	int i, n = 0, ret = 0;
+	uint32_t idx[LRAID_MAX_ARRAYS];
 
 	for (i = 1; i < argc; i++) {
 		size_t a;
@@ -4275,35 +4318,57 @@ static int cmd_action(int argc, char **argv)
 			wait = true;
 			continue;
 		}
-		if (!first)
+		if (is_scan(argv[i])) {
+			scan = true;
 			continue;
-		first = false;
-		for (a = 0; a < sizeof(sync_actions) / sizeof(*sync_actions); a++)
-			if (!strcmp(argv[i], sync_actions[a]))
-				action = sync_actions[a];
-		if (action)
-			at = i;
-		else if (!is_array_name(argv[i])) {
-			err("unknown action '%s' (check, repair, idle or frozen)",
-			    argv[i]);
-			return 2;
 		}
+		if (first) {
+			first = false;
+			for (a = 0; a < sizeof(sync_actions) / sizeof(*sync_actions); a++)
+				if (!strcmp(argv[i], sync_actions[a]))
+					action = sync_actions[a];
+			if (action)
+				continue;
+			if (!is_array_name(argv[i])) {
+				err("unknown action '%s' (check, repair, idle or frozen)",
+				    argv[i]);
+				return 2;
+			}
+		}
+		if (parse_array(argv[i], &idx[n]))
+			return 2;
+		if (n < LRAID_MAX_ARRAYS - 1)
+			n++;
 	}
 	if (!action && !wait) {
 		err("action needs check, repair, idle or frozen (or --wait alone, to wait for the pass running)");
 		return usage();
 	}
-	for (i = 1; i < argc; i++) {
+	if (scan && n) {
+		err("action: --scan or array names, not both");
+		return 2;
+	}
+	if (scan && (!action || (strcmp(action, "check") && strcmp(action, "repair")))) {
+		err("action: --scan starts check or repair on every array that can take it");
+		return 2;
+	}
+	if (scan) {
+		n = action_scan(idx);
+		if (n < 0)
+			return 1;
+		if (!n) {
+			printf("no array to %s\n", action);
+			return 0;
+		}
+	}
+	if (!n)
+		return usage();
+	for (i = 0; i < n; i++) {
 		struct sync_state st, before;
-		uint32_t index;
+		uint32_t index = idx[i];
 		char path[64];
 		int fd, e;
 
-		if (i == at || !strcmp(argv[i], "--wait") || !strcmp(argv[i], "-W"))
-			continue;
-		if (parse_array(argv[i], &index))
-			return 2;
-		arrays++;
 		if (!action) {
 			ret |= wait_pass(index, true);
 			continue;
@@ -4345,8 +4410,6 @@ static int cmd_action(int argc, char **argv)
 		if (wait && (!strcmp(action, "check") || !strcmp(action, "repair")))
 			ret |= wait_pass(index, false);
 	}
-	if (!arrays)
-		return usage();
 	return ret;
 }
 
@@ -4369,7 +4432,7 @@ static int cmd_action(int argc, char **argv)
  * in-memory counters there, lraid the regions whose bit is set, and the
  * chunk is the data of a member one bit covers.
  */
-static void list_progress(unsigned int index)
+static void list_progress(FILE *f, unsigned int index)
 {
 	struct sync_state st;
 	char dir[64];
@@ -4385,25 +4448,25 @@ static void list_progress(unsigned int index)
 	speed = sys_number(dir, "sync_speed");
 	pct = st.done * 1000 / st.total;	/* tenths of a percent */
 	bar = (int)(st.done * 20 / st.total);
-	printf("      [");
+	fprintf(f, "      [");
 	for (i = 0; i < 20; i++)
-		putchar(i < bar ? '=' : i == bar ? '>' : '.');
-	printf("]  %s = %3llu.%llu%% (%llu/%llu)", word, pct / 10, pct % 10,
+		fputc(i < bar ? '=' : i == bar ? '>' : '.', f);
+	fprintf(f, "]  %s = %3llu.%llu%% (%llu/%llu)", word, pct / 10, pct % 10,
 	       st.done / 2, st.total / 2);
 	left = (st.total - st.done) / 2;
 	if (speed)
-		printf(" finish=%llu.%llumin speed=%lluK/sec",
+		fprintf(f, " finish=%llu.%llumin speed=%lluK/sec",
 		       left / speed / 60, left / speed % 60 / 6, speed);
-	printf("\n");
+	fputc('\n', f);
 }
 
-static void list_one(const struct lraid_ioc_info *c)
+static void list_one(FILE *f, const struct lraid_ioc_info *c)
 {
 	uint32_t down = roles_down(c);
 	char p[300], map[LRAID_MAX_MEMBERS_ABI + 1];
 	int i, r;
 
-	printf("lraid%u : active raid%u", c->index, c->level);
+	fprintf(f, "lraid%u : active raid%u", c->index, c->level);
 	/* md lists the newest device first: here the highest slot */
 	for (i = c->nr_members + info_spares(c) - 1; i >= 0; i--) {
 		const struct lraid_ioc_member *m = &c->members[i];
@@ -4411,7 +4474,7 @@ static void list_one(const struct lraid_ioc_info *c)
 		if (member_missing(m))
 			continue;
 		member_path(m, p, sizeof(p));
-		printf(" %s[%u]%s", strncmp(p, "/dev/", 5) ? p : p + 5,
+		fprintf(f, " %s[%u]%s", strncmp(p, "/dev/", 5) ? p : p + 5,
 		       i < c->nr_members ? m->role : (unsigned int)i,
 		       m->state == LRAID_MEMBER_FAULTY ? "(F)" :
 		       m->state == LRAID_MEMBER_SPARE ? "(S)" : "");
@@ -4419,13 +4482,13 @@ static void list_one(const struct lraid_ioc_info *c)
 	for (r = 0; r < c->nr_members && r < LRAID_MAX_MEMBERS_ABI; r++)
 		map[r] = down & (1U << r) ? '_' : 'U';
 	map[r] = 0;
-	printf("\n      %llu blocks level %u, %uk chunk, algorithm 2 [%u/%u] [%s]\n",
+	fprintf(f, "\n      %llu blocks level %u, %uk chunk, algorithm 2 [%u/%u] [%s]\n",
 	       (unsigned long long)c->array_sectors / 2, c->level,
 	       c->chunk_bytes >> 10, c->nr_members,
 	       c->nr_members - __builtin_popcount(down), map);
-	list_progress(c->index);
+	list_progress(f, c->index);
 	if (c->bitmap_region_sectors)
-		printf("      bitmap: %u/%u regions dirty, %lluKB chunk\n",
+		fprintf(f, "      bitmap: %u/%u regions dirty, %lluKB chunk\n",
 		       c->bitmap_dirty, c->bitmap_regions,
 		       (unsigned long long)c->bitmap_region_sectors / 2);
 }
@@ -4453,7 +4516,7 @@ static int cmd_list(int argc, char **argv)
 		if (array_info(ctl, i, &c))
 			continue;
 		printf("%s", n++ ? "\n" : "");
-		list_one(&c);
+		list_one(stdout, &c);
 	}
 	close(ctl);
 	return 0;
@@ -4522,6 +4585,585 @@ static int cmd_set(int argc, char **argv)
 	return ret;
 }
 
+/*
+ * monitor (mdadm --monitor, -F): watch the arrays, all of them (--scan)
+ * or those named, and report what changes as mdadm's events, with
+ * mdadm's names, so that scripts written for mdadm's --program take
+ * them unchanged:
+ *   NewArray           an array appeared (not at the first look)
+ *   DegradedArray      an array first seen with a role down
+ *   DeviceDisappeared  an array went away (stopped)
+ *   Fail               an active member failed (component: the device)
+ *   FailSpare          a device being rebuilt, or a spare, failed
+ *   SpareActive        a device rebuilt onto is in sync now
+ *   RebuildStarted     a pass started: recover, resync, check, repair
+ *                      (also one running in an array that just appeared)
+ *   RebuildNN          the pass got to NN %, in steps of --increment
+ *   RebuildFinished    the pass ended (done or stopped)
+ *   TestMessage        --test: one per array at the first look
+ * Each goes to --program (run as PROGRAM EVENT /dev/lraidN [DEVICE],
+ * waited for), --syslog (facility daemon; Fail, FailSpare,
+ * DegradedArray and DeviceDisappeared critical, the passes warnings)
+ * and --mail (Fail, FailSpare, DegradedArray and TestMessage, through
+ * "sendmail -t" as found in PATH); with none of those, to standard
+ * output. The arrays are looked at again when the kernel sends a
+ * uevent for an lraid disk (a member failed, a spare taken or added, an
+ * array started or stopped), when a pass starts or ends (sync_action
+ * polled, as mdadm polls /proc/mdstat) and every --delay seconds (60),
+ * which is when pass progress is seen. Nothing is held open between
+ * looks that would keep the module from unloading.
+ */
+struct mon_dev {
+	dev_t dev;
+	uint8_t state;		/* LRAID_MEMBER_* */
+	char path[64];		/* as named when seen: gone later, maybe */
+};
+
+struct mon_array {
+	bool present;
+	uint8_t uuid[16];
+	int ndev;
+	struct mon_dev devs[LRAID_MAX_MEMBERS_ABI];
+	uint32_t down;		/* roles_down() */
+	char action[16];	/* the pass running, "" when none */
+	unsigned long long done;
+	unsigned int step;	/* its progress, in --increment steps */
+};
+
+struct mon_opts {
+	const char *program, *mail, *pidfile;
+	bool syslog, oneshot, test, scan, daemon;
+	unsigned int delay, increment;
+	uint8_t named[LRAID_MAX_ARRAYS / 8];
+	bool any_named;
+};
+
+static volatile sig_atomic_t mon_quit;
+
+static void mon_signal(int sig)
+{
+	(void)sig;
+	mon_quit = 1;
+}
+
+static bool mon_mailed(const char *event)
+{
+	return !strcmp(event, "Fail") || !strcmp(event, "FailSpare") ||
+	       !strcmp(event, "DegradedArray") || !strcmp(event, "TestMessage");
+}
+
+static int mon_priority(const char *event)
+{
+	if (mon_mailed(event) && strcmp(event, "TestMessage"))
+		return LOG_CRIT;
+	if (!strcmp(event, "DeviceDisappeared"))
+		return LOG_CRIT;
+	return strncmp(event, "Rebuild", 7) ? LOG_INFO : LOG_WARNING;
+}
+
+static void mon_program(const char *program, const char *event,
+			const char *dev, const char *comp)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		err("monitor: cannot run %s for %s on %s: %s", program, event,
+		    dev, strerror(errno));
+		return;
+	}
+	if (!pid) {
+		execlp(program, program, event, dev, comp, (char *)NULL);
+		err("monitor: cannot run %s: %s", program, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+static void mon_mail(const char *to, const char *event, unsigned int index,
+		     const char *dev, const char *comp)
+{
+	struct lraid_ioc_info c;
+	char host[256] = "";
+	FILE *f;
+
+	if (gethostname(host, sizeof(host) - 1))
+		strcpy(host, "localhost");
+	fflush(stdout);
+	f = popen("sendmail -t", "w");
+	if (!f) {
+		err("monitor: cannot run sendmail for %s on %s: %s", event,
+		    dev, strerror(errno));
+		return;
+	}
+	fprintf(f, "From: lraidctl monitor <root>\nTo: %s\n", to);
+	fprintf(f, "Subject: %s event on %s:%s\n\n", event, dev, host);
+	fprintf(f, "lraidctl monitor on %s reports a %s event on %s", host,
+		event, dev);
+	if (comp)
+		fprintf(f, ", device %s", comp);
+	fprintf(f, ".\n\n");
+	if (!array_info_once(index, &c)) {
+		fprintf(f, "The array now (lraidctl list):\n\n");
+		list_one(f, &c);
+	} else {
+		fprintf(f, "The array is not running now.\n");
+	}
+	if (pclose(f))
+		err("monitor: sendmail failed for %s on %s", event, dev);
+}
+
+/* Report @event on array @index, about device @comp if not NULL. */
+static void mon_event(const struct mon_opts *o, const char *event,
+		      unsigned int index, const char *comp)
+{
+	char dev[32], when[32];
+	time_t now;
+
+	snprintf(dev, sizeof(dev), "/dev/lraid%u", index);
+	if (o->program)
+		mon_program(o->program, event, dev, comp);
+	if (o->syslog) {
+		if (comp)
+			syslog(mon_priority(event), "%s event on %s, device %s",
+			       event, dev, comp);
+		else
+			syslog(mon_priority(event), "%s event on %s", event,
+			       dev);
+	}
+	if (o->mail && mon_mailed(event))
+		mon_mail(o->mail, event, index, dev, comp);
+	if (o->program || o->syslog || o->mail)
+		return;
+	now = time(NULL);
+	strftime(when, sizeof(when), "%b %e %H:%M:%S", localtime(&now));
+	printf("%s: %s on %s%s%s\n", when, event, dev, comp ? " " : "",
+	       comp ? comp : "");
+	fflush(stdout);
+}
+
+/* What array @index is now, into @now (not present if it is not running) */
+static void mon_look(int ctl, unsigned int index, const struct mon_opts *o,
+		     struct mon_array *now)
+{
+	struct lraid_ioc_info c;
+	struct sync_state st;
+	int i, end;
+
+	memset(now, 0, sizeof(*now));
+	/* EBUSY: being created or assembled, seen once it runs */
+	if (ctl < 0 || array_info(ctl, index, &c))
+		return;
+	now->present = true;
+	memcpy(now->uuid, c.uuid, sizeof(now->uuid));
+	now->down = roles_down(&c);
+	end = c.nr_members + info_spares(&c);
+	for (i = 0; i < end && i < LRAID_MAX_MEMBERS_ABI; i++) {
+		const struct lraid_ioc_member *m = &c.members[i];
+		struct mon_dev *d;
+
+		if (member_missing(m))
+			continue;
+		d = &now->devs[now->ndev++];
+		d->dev = makedev(m->major, m->minor);
+		d->state = m->state;
+		member_path(m, d->path, sizeof(d->path));
+	}
+	sync_state(index, &st);
+	if (st.running) {
+		snprintf(now->action, sizeof(now->action), "%s", st.action);
+		now->done = st.done;
+		if (st.total)
+			now->step = st.done * 100 / st.total / o->increment;
+	}
+}
+
+static const struct mon_dev *mon_find(const struct mon_array *a, dev_t dev)
+{
+	int i;
+
+	for (i = 0; i < a->ndev; i++)
+		if (a->devs[i].dev == dev)
+			return &a->devs[i];
+	return NULL;
+}
+
+/* The events between two looks at array @index: @was, then @now. */
+static void mon_compare(const struct mon_opts *o, unsigned int index,
+			const struct mon_array *was,
+			const struct mon_array *now, bool first)
+{
+	bool same = was->present && now->present &&
+		    !memcmp(was->uuid, now->uuid, sizeof(now->uuid));
+	const struct mon_dev *d, *n;
+	char ev[16];
+	int i;
+
+	if (was->present && !same)
+		mon_event(o, "DeviceDisappeared", index, NULL);
+	if (!now->present)
+		return;
+	if (!same) {
+		if (first && o->test)
+			mon_event(o, "TestMessage", index, NULL);
+		if (!first)
+			mon_event(o, "NewArray", index, NULL);
+		if (now->down)
+			mon_event(o, "DegradedArray", index, NULL);
+		/* a pass of an array started since the last look is new too */
+		if (!first && now->action[0])
+			mon_event(o, "RebuildStarted", index, NULL);
+		return;
+	}
+	/* devices that failed, or left the array failing */
+	for (i = 0; i < was->ndev; i++) {
+		d = &was->devs[i];
+		n = mon_find(now, d->dev);
+		if (n && n->state == d->state)
+			continue;
+		if (d->state == LRAID_MEMBER_ACTIVE &&
+		    (!n || n->state == LRAID_MEMBER_FAULTY))
+			mon_event(o, "Fail", index, d->path);
+		else if ((d->state == LRAID_MEMBER_REBUILDING && !n) ||
+			 (n && n->state == LRAID_MEMBER_FAULTY))
+			mon_event(o, "FailSpare", index, d->path);
+	}
+	for (i = 0; i < now->ndev; i++) {
+		n = &now->devs[i];
+		if (n->state == LRAID_MEMBER_FAULTY && !mon_find(was, n->dev))
+			mon_event(o, "FailSpare", index, n->path);
+	}
+	/* the pass: a new one when the action changed or went back */
+	if (was->action[0] &&
+	    (strcmp(was->action, now->action) || now->done < was->done))
+		mon_event(o, "RebuildFinished", index, NULL);
+	if (now->action[0] &&
+	    (strcmp(was->action, now->action) || now->done < was->done)) {
+		mon_event(o, "RebuildStarted", index, NULL);
+	} else if (now->action[0] && now->step > was->step &&
+		   now->step * o->increment < 100) {
+		snprintf(ev, sizeof(ev), "Rebuild%02u",
+			 now->step * o->increment);
+		mon_event(o, ev, index, NULL);
+	}
+	/* devices in sync now that were not */
+	for (i = 0; i < now->ndev; i++) {
+		n = &now->devs[i];
+		d = mon_find(was, n->dev);
+		if (n->state == LRAID_MEMBER_ACTIVE &&
+		    (!d || d->state != LRAID_MEMBER_ACTIVE))
+			mon_event(o, "SpareActive", index, n->path);
+	}
+}
+
+static bool mon_wanted(const struct mon_opts *o, unsigned int index)
+{
+	return !o->any_named || bit_set(o->named, index);
+}
+
+/*
+ * The kernel's uevents, to look again when one is about an lraid disk;
+ * -1 when none can be had (then the delay and sync_action do).
+ */
+static int mon_uevents(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = 1,		/* the kernel's */
+	};
+	int fd;
+
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read what came; whether any of it was about an lraid disk. */
+static bool mon_uevents_read(int fd)
+{
+	char buf[8192];
+	bool ours = false;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf) - 1, 0)) > 0) {
+		buf[n] = 0;	/* "ACTION@DEVPATH", then KEY=VALUE strings */
+		if (strstr(buf, "/block/lraid"))
+			ours = true;
+	}
+	return ours;
+}
+
+static int mon_daemonise(void)
+{
+	pid_t pid;
+	int fd;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		err("monitor: cannot fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid) {
+		printf("%d\n", (int)pid);
+		exit(0);
+	}
+	setsid();
+	if (chdir("/"))
+		return -1;
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+static int mon_pidfile(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f)) {
+		err("monitor: cannot write the pid file %s: %s", path,
+		    strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether @cmd runs: a path to an executable, or one found in PATH */
+static bool mon_runnable(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char full[PATH_MAX];
+
+	if (strchr(cmd, '/'))
+		return !access(cmd, X_OK);
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		snprintf(full, sizeof(full), "%.*s/%s", (int)(end - p), p, cmd);
+		if (end > p && !access(full, X_OK))
+			return true;
+	}
+	return false;
+}
+
+static int mon_args(int argc, char **argv, struct mon_opts *o)
+{
+	static const struct option opts[] = {
+		{ "scan", no_argument, NULL, 's' },
+		{ "program", required_argument, NULL, 'p' },
+		{ "alert", required_argument, NULL, 'p' },
+		{ "mail", required_argument, NULL, 'm' },
+		{ "syslog", no_argument, NULL, 'y' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "increment", required_argument, NULL, 'r' },
+		{ "oneshot", no_argument, NULL, '1' },
+		{ "test", no_argument, NULL, 't' },
+		{ "daemonise", no_argument, NULL, 'f' },
+		{ "daemonize", no_argument, NULL, 'f' },
+		{ "pid-file", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 }
+	};
+	unsigned long v;
+	uint32_t index;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->delay = 60;
+	o->increment = 20;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "sp:m:yd:r:1tfi:", opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's': o->scan = true; break;
+		case 'p': o->program = optarg; break;
+		case 'm': o->mail = optarg; break;
+		case 'y': o->syslog = true; break;
+		case '1': o->oneshot = true; break;
+		case 't': o->test = true; break;
+		case 'f': o->daemon = true; break;
+		case 'i': o->pidfile = optarg; break;
+		case 'd':
+		case 'r':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !v ||
+			    v > (c == 'd' ? 86400UL : 99UL)) {
+				err("monitor: --%s %s: %s", c == 'd' ? "delay" : "increment",
+				    optarg, c == 'd' ? "seconds, 1 to 86400" :
+				    "percent, 1 to 99");
+				return 2;
+			}
+			if (c == 'd')
+				o->delay = v;
+			else
+				o->increment = v;
+			break;
+		default:
+			err("monitor: unknown option '%s'", argv[optind - 1]);
+			return usage();
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (parse_array(argv[optind], &index))
+			return 2;
+		o->named[index / 8] |= 1 << (index % 8);
+		o->any_named = true;
+	}
+	if (!o->scan && !o->any_named) {
+		err("monitor: name the arrays to watch, or give --scan for all of them");
+		return 2;
+	}
+	if (o->program && !mon_runnable(o->program)) {
+		err("monitor: --program %s: not found or not executable", o->program);
+		return 2;
+	}
+	if (o->daemon && !o->program && !o->syslog && !o->mail) {
+		err("monitor: --daemonise needs --program, --syslog or --mail: the events would go nowhere");
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_monitor(int argc, char **argv)
+{
+	struct mon_array *was, *now;
+	int sfd[LRAID_MAX_ARRAYS];
+	struct pollfd p[LRAID_MAX_ARRAYS + 1];
+	struct sigaction sa;
+	struct mon_opts o;
+	bool first = true, said = false;
+	int e, i, np, ctl, ev;
+	struct timespec t;
+	long long due;
+	char buf[32];
+
+	e = mon_args(argc, argv, &o);
+	if (e)
+		return e;
+	/* what each array was at the last look, and is at this one */
+	was = calloc(2 * LRAID_MAX_ARRAYS, sizeof(*was));
+	if (!was) {
+		err("monitor: out of memory");
+		return 1;
+	}
+	now = was + LRAID_MAX_ARRAYS;
+	if (o.daemon && mon_daemonise()) {
+		free(was);
+		return 1;
+	}
+	/* before the pid file: whoever reads it may signal at once */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = mon_signal;	/* no SA_RESTART: poll() returns */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);	/* a sendmail that went away */
+	if (o.pidfile && mon_pidfile(o.pidfile)) {
+		free(was);
+		return 1;
+	}
+	if (o.syslog)
+		openlog("lraidctl", LOG_PID, LOG_DAEMON);
+	ev = o.oneshot ? -1 : mon_uevents();
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++)
+		sfd[i] = -1;
+	while (!mon_quit) {
+		/* all looks first: no event's program runs with it open */
+		ctl = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+		if (ctl < 0 && !said && errno != ENOENT)
+			err("monitor: %s: %s", CONTROL_PATH, strerror(errno));
+		said |= ctl < 0;
+		for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+			char path[64];
+
+			if (!mon_wanted(&o, i))
+				continue;
+			/* armed before the look: a change after it wakes poll */
+			snprintf(path, sizeof(path),
+				 "/sys/block/lraid%d/lraid/sync_action", i);
+			if (sfd[i] < 0 && !o.oneshot)
+				sfd[i] = open(path, O_RDONLY | O_CLOEXEC);
+			if (sfd[i] >= 0 && pread(sfd[i], buf, sizeof(buf), 0) < 0) {
+				close(sfd[i]);	/* the array went away */
+				sfd[i] = -1;
+			}
+			mon_look(ctl, i, &o, &now[i]);
+		}
+		if (ctl >= 0)
+			close(ctl);
+		np = 0;
+		for (i = 0; i < LRAID_MAX_ARRAYS; i++) {
+			if (!mon_wanted(&o, i))
+				continue;
+			mon_compare(&o, i, &was[i], &now[i], first);
+			was[i] = now[i];
+			if (sfd[i] >= 0 && !now[i].present) {
+				close(sfd[i]);
+				sfd[i] = -1;
+			}
+			if (sfd[i] >= 0) {
+				p[np].fd = sfd[i];
+				p[np++].events = POLLPRI;
+			}
+		}
+		first = false;
+		if (o.oneshot)
+			break;
+		if (ev >= 0) {
+			p[np].fd = ev;
+			p[np++].events = POLLIN;
+		}
+		/* a wake that is not ours (another disk's uevent) waits on */
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		due = t.tv_sec * 1000LL + t.tv_nsec / 1000000 + o.delay * 1000LL;
+		for (;;) {
+			long long left;
+			int r;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			left = due - (t.tv_sec * 1000LL + t.tv_nsec / 1000000);
+			r = left > 0 ? poll(p, np, (int)left) : 0;
+			if (r <= 0 || mon_quit)
+				break;
+			if (ev < 0 || !(p[np - 1].revents & POLLIN) ||
+			    mon_uevents_read(ev))
+				break;
+			for (i = 0; i < np - 1; i++)
+				if (p[i].revents)
+					break;
+			if (i < np - 1)
+				break;
+		}
+	}
+	for (i = 0; i < LRAID_MAX_ARRAYS; i++)
+		if (sfd[i] >= 0)
+			close(sfd[i]);
+	if (ev >= 0)
+		close(ev);
+	if (o.pidfile && !o.oneshot)
+		unlink(o.pidfile);
+	free(was);
+	return 0;
+}
+
 static int cmd_version(void)
 {
 	struct lraid_ioc_version v = { 0 };
@@ -4583,6 +5225,9 @@ int main(int argc, char **argv)
 		argv[1] += 9;
 		return cmd_action(argc, argv);
 	}
+	if (!strcmp(argv[1], "monitor") || !strcmp(argv[1], "--monitor") ||
+	    !strcmp(argv[1], "-F"))
+		return cmd_monitor(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version"))
 		return cmd_version();
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help")) {
