@@ -4791,14 +4791,21 @@ static const struct mon_dev *mon_find(const struct mon_array *a, dev_t dev)
 	return NULL;
 }
 
-/* The events between two looks at array @index: @was, then @now. */
+/*
+ * The events between two looks at array @index: @was, then @now. A
+ * device in sync before its rebuild has ended (the superblocks record it
+ * a moment before sync_action reads idle) is held back as rebuilding in
+ * @now, so that SpareActive follows RebuildFinished.
+ */
 static void mon_compare(const struct mon_opts *o, unsigned int index,
-			const struct mon_array *was,
-			const struct mon_array *now, bool first)
+			const struct mon_array *was, struct mon_array *now,
+			bool first)
 {
 	bool same = was->present && now->present &&
 		    !memcmp(was->uuid, now->uuid, sizeof(now->uuid));
-	const struct mon_dev *d, *n;
+	bool ended, started;
+	const struct mon_dev *d;
+	struct mon_dev *n;
 	char ev[16];
 	int i;
 
@@ -4820,15 +4827,17 @@ static void mon_compare(const struct mon_opts *o, unsigned int index,
 	}
 	/* devices that failed, or left the array failing */
 	for (i = 0; i < was->ndev; i++) {
+		const struct mon_dev *m;
+
 		d = &was->devs[i];
-		n = mon_find(now, d->dev);
-		if (n && n->state == d->state)
+		m = mon_find(now, d->dev);
+		if (m && m->state == d->state)
 			continue;
 		if (d->state == LRAID_MEMBER_ACTIVE &&
-		    (!n || n->state == LRAID_MEMBER_FAULTY))
+		    (!m || m->state == LRAID_MEMBER_FAULTY))
 			mon_event(o, "Fail", index, d->path);
-		else if ((d->state == LRAID_MEMBER_REBUILDING && !n) ||
-			 (n && n->state == LRAID_MEMBER_FAULTY))
+		else if ((d->state == LRAID_MEMBER_REBUILDING && !m) ||
+			 (m && m->state == LRAID_MEMBER_FAULTY))
 			mon_event(o, "FailSpare", index, d->path);
 	}
 	for (i = 0; i < now->ndev; i++) {
@@ -4837,25 +4846,31 @@ static void mon_compare(const struct mon_opts *o, unsigned int index,
 			mon_event(o, "FailSpare", index, n->path);
 	}
 	/* the pass: a new one when the action changed or went back */
-	if (was->action[0] &&
-	    (strcmp(was->action, now->action) || now->done < was->done))
+	ended = was->action[0] &&
+		(strcmp(was->action, now->action) || now->done < was->done);
+	started = now->action[0] &&
+		  (strcmp(was->action, now->action) || now->done < was->done);
+	if (ended)
 		mon_event(o, "RebuildFinished", index, NULL);
-	if (now->action[0] &&
-	    (strcmp(was->action, now->action) || now->done < was->done)) {
+	/* devices in sync now that were not */
+	for (i = 0; i < now->ndev; i++) {
+		n = &now->devs[i];
+		d = mon_find(was, n->dev);
+		if (n->state != LRAID_MEMBER_ACTIVE ||
+		    (d && d->state == LRAID_MEMBER_ACTIVE))
+			continue;
+		if (!strcmp(now->action, "recover") && !ended)
+			n->state = LRAID_MEMBER_REBUILDING;	/* next look */
+		else
+			mon_event(o, "SpareActive", index, n->path);
+	}
+	if (started) {
 		mon_event(o, "RebuildStarted", index, NULL);
 	} else if (now->action[0] && now->step > was->step &&
 		   now->step * o->increment < 100) {
 		snprintf(ev, sizeof(ev), "Rebuild%02u",
 			 now->step * o->increment);
 		mon_event(o, ev, index, NULL);
-	}
-	/* devices in sync now that were not */
-	for (i = 0; i < now->ndev; i++) {
-		n = &now->devs[i];
-		d = mon_find(was, n->dev);
-		if (n->state == LRAID_MEMBER_ACTIVE &&
-		    (!d || d->state != LRAID_MEMBER_ACTIVE))
-			mon_event(o, "SpareActive", index, n->path);
 	}
 }
 

@@ -619,6 +619,12 @@ lr_sectors() {
 	cat "/sys/block/$1/size"
 }
 
+# lr_name DEV: the kernel's name of DEV (nullb4 for /dev/nullb4, or for a
+# link to it)
+lr_name() {
+	basename "$(readlink -f "$1")"
+}
+
 # lr_role MEMBERS NR_PARITY STRIPE MEMBER: what MEMBER holds in STRIPE under
 # the left-symmetric layout: P, Q or the data index
 lr_role() {

@@ -98,17 +98,12 @@ spare() {
 	lr_nullb "nullb${#LR_NULLB[@]}" "${1:-$MB}"
 }
 
-# name DEV: the kernel's name of DEV (nullb4)
-name() {
-	basename "$(readlink -f "$1")"
-}
-
 # row ROLE STATE DEV: detail shows DEV in role ROLE as STATE ("active
 # sync", "spare rebuilding", "faulty")
 row() {
 	local out
 	out=$("$LRAIDCTL" detail lraid0) || lr_fail "detail lraid0"
-	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +$1 $2 +/dev/$(name "$3")\$" <<<"$out" ||
+	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +$1 $2 +/dev/$(lr_name "$3")\$" <<<"$out" ||
 		lr_fail "detail: role $1 is not '$2' on $3: $out"
 }
 
@@ -169,7 +164,7 @@ rebuilt() {
 	grep -Eq "rebuilding role $1\$|role $1, rebuilt already" "$LR_TMP/add" ||
 		lr_fail "add $2 did not say it rebuilds role $1: $(cat "$LR_TMP/add")"
 	wait_idle "rebuild of role $1 onto $2"
-	klog_wait "lraid0: recover done: $(name "$2") \\(role $1\\) is in sync"
+	klog_wait "lraid0: recover done: $(lr_name "$2") \\(role $1\\) is in sync"
 	lr_klog_has "recover stopped" &&
 		lr_fail "rebuild of role $1: $(lr_klog | grep 'recover stopped')"
 	is last_sync_action recover
@@ -477,7 +472,7 @@ grep -q "removed $s1 from lraid0" "$LR_TMP/rm" ||
 	lr_fail "remove $s1 said: $(cat "$LR_TMP/rm")"
 "$LRAIDCTL" detail lraid0 | grep -Eq '^ +2 +0 +0 +2 missing ' ||
 	lr_fail "detail: role 2 not missing after the remove: $("$LRAIDCTL" detail lraid0)"
-[ -e "/sys/block/lraid0/slaves/$(name "$s1")" ] &&
+[ -e "/sys/block/lraid0/slaves/$(lr_name "$s1")" ] &&
 	lr_fail "$s1 still in lraid0's slaves after its remove"
 is failed 2
 python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDWR | os.O_EXCL))' \
@@ -501,7 +496,7 @@ lr_klog_has -E "lraid0: recover stopped at stripe [0-9]+ of [0-9]+: .*; role 3 s
 	lr_fail "stop during a rebuild: no 'recover stopped' in the kernel log: $(lr_klog | tail -5)"
 lr_klog_has "recover done" && lr_fail "the rebuild ended before the stop: array too small?"
 # the stop recorded how far the rebuild got on the new device
-lr_klog_has -E "lraid0: rebuild of role 3 onto $(name "$other") stopped at sector [0-9]+ of $total: assembled with it, the array goes on from there" ||
+lr_klog_has -E "lraid0: rebuild of role 3 onto $(lr_name "$other") stopped at sector [0-9]+ of $total: assembled with it, the array goes on from there" ||
 	lr_fail "the stop did not record the rebuild: $(lr_klog | tail -5)"
 [ "$(lr_sb_num "$other" role)" = 3 ] ||
 	lr_fail "$other after the stop: $("$LRAIDCTL" examine "$other" 2>&1)"
@@ -557,11 +552,11 @@ lr_klog_mark
 LR_ARRAYS=(lraid0)
 grep -q "$s2 (role 1) was being rebuilt when the array stopped, up to sector $ro of $total: assembled with it, the rebuild goes on from there" "$LR_TMP/asm" ||
 	lr_fail "lraidctl assemble did not say the rebuild goes on: $(cat "$LR_TMP/asm")"
-klog_wait "lraid0: $(name "$s2") \(role 1\) was being rebuilt when the array stopped, up to sector $ro of $total: the rebuild goes on from there"
+klog_wait "lraid0: $(lr_name "$s2") \(role 1\) was being rebuilt when the array stopped, up to sector $ro of $total: the rebuild goes on from there"
 klog_wait "lraid0: recover started: rebuilding role 1 from sector $ro of $total \(a stop interrupted the rebuild there\)"
 echo system >"$d/sync_speed_max"
 wait_idle "the rebuild of role 1 going on"
-klog_wait "lraid0: recover done: $(name "$s2") \(role 1\) is in sync"
+klog_wait "lraid0: recover done: $(lr_name "$s2") \(role 1\) is in sync"
 lr_klog_has "recover stopped" && lr_fail "$(lr_klog | grep 'recover stopped')"
 is failed ""
 is degraded 0

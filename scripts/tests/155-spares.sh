@@ -62,10 +62,6 @@ dev() {
 	lr_nullb "nullb${#LR_NULLB[@]}" "$MB"
 }
 
-name() {
-	basename "$(readlink -f "$1")"
-}
-
 # says FILE ERE: lraidctl's words in FILE match ERE
 says() {
 	grep -Eq "$2" "$1" || lr_fail "lraidctl said '$(cat "$1")', not '$2'"
@@ -87,7 +83,7 @@ refused() {
 # spare_row DEV: detail lists DEV as a spare
 spare_row() {
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail" || lr_fail "detail lraid0"
-	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +- spare +/dev/$(name "$1")\$" \
+	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +- spare +/dev/$(lr_name "$1")\$" \
 		"$LR_TMP/detail" || lr_fail "detail: $1 not a spare: $(cat "$LR_TMP/detail")"
 }
 
@@ -101,7 +97,7 @@ spares() {
 # free DEV: nothing holds DEV (an exclusive open succeeds) and lraid0's
 # slaves do not list it
 free() {
-	[ -e "/sys/block/lraid0/slaves/$(name "$1")" ] &&
+	[ -e "/sys/block/lraid0/slaves/$(lr_name "$1")" ] &&
 		lr_fail "$1 still in lraid0's slaves"
 	python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_RDWR | os.O_EXCL))' \
 		"$1" || lr_fail "$1 still held"
@@ -110,16 +106,16 @@ free() {
 # taken ROLE SPARE [OLD]: SPARE was given ROLE (OLD released from the
 # slot) and rebuilt it; the array is whole again
 taken() {
-	lr_klog_wait "lraid0: spare $(name "$2") takes role $1, rebuilding it" 100
+	lr_klog_wait "lraid0: spare $(lr_name "$2") takes role $1, rebuilding it" 100
 	if [ -n "${3:-}" ]; then
-		lr_klog_wait "lraid0: $(name "$3") \\(role $1\\) released: spare $(name "$2") takes its role" 100
+		lr_klog_wait "lraid0: $(lr_name "$3") \\(role $1\\) released: spare $(lr_name "$2") takes its role" 100
 	fi
 	lr_wait_idle "rebuild of role $1 onto $2" "$TIMEOUT"
-	lr_klog_wait "lraid0: recover done: $(name "$2") \\(role $1\\) is in sync" 100
+	lr_klog_wait "lraid0: recover done: $(lr_name "$2") \\(role $1\\) is in sync" 100
 	is failed ""
 	is degraded 0
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail" || lr_fail "detail lraid0"
-	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +$1 active sync +/dev/$(name "$2")\$" \
+	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +$1 active sync +/dev/$(lr_name "$2")\$" \
 		"$LR_TMP/detail" ||
 		lr_fail "detail: role $1 not active sync on $2: $(cat "$LR_TMP/detail")"
 	[ "$(lr_sb_num "$2" role)" = "$1" ] ||
@@ -158,7 +154,7 @@ spares 1
 spare_row "$s1"
 "$LRAIDCTL" examine "$s1" | grep -Eq "^ +Device Role : spare\$" ||
 	lr_fail "examine $s1: $("$LRAIDCTL" examine "$s1")"
-[ -e "/sys/block/lraid0/slaves/$(name "$s1")" ] ||
+[ -e "/sys/block/lraid0/slaves/$(lr_name "$s1")" ] ||
 	lr_fail "$s1 not among lraid0's slaves"
 fill
 dev
@@ -194,7 +190,7 @@ echo 1000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 1000"
 old=${m[2]}
 lr_klog_mark
 "$LRAIDCTL" fail lraid0 "$old" || lr_fail "fail $old"
-lr_klog_wait "lraid0: spare $(name "$s2") takes role 2, rebuilding it" 100
+lr_klog_wait "lraid0: spare $(lr_name "$s2") takes role 2, rebuilding it" 100
 is sync_action recover
 dev
 s3=$LR_DEV
@@ -257,7 +253,7 @@ fill
 lr_klog_mark
 "$LRAIDCTL" fail lraid0 "${m[3]}" || lr_fail "fail ${m[3]}"
 "$LRAIDCTL" fail lraid0 "${m[1]}" || lr_fail "fail ${m[1]}"
-lr_klog_wait "lraid0: spare $(name "${LR_M[5]}") takes role [13], rebuilding it" 100
+lr_klog_wait "lraid0: spare $(lr_name "${LR_M[5]}") takes role [13], rebuilding it" 100
 # the second rebuild starts right after the first: wait for both
 end=$((SECONDS + TIMEOUT))
 while [ "$(cat "$d/degraded")" != 0 ] ||

@@ -58,10 +58,6 @@ mon_cleanup() {
 }
 trap mon_cleanup EXIT
 
-name() {
-	basename "$(readlink -f "$1")"
-}
-
 # wait_for FILE LINE: FILE gets a line LINE (fixed string) in TIMEOUT s
 wait_for() {
 	local end=$((SECONDS + TIMEOUT))
@@ -136,10 +132,7 @@ lr_log "RAID5 x4 with a spare; --oneshot --test"
 lr_members nullb 5 "$MB"
 m=("${LR_M[@]:0:4}")
 s1=${LR_M[4]}
-"$LRAIDCTL" create --run lraid0 --level 5 --chunk 64K --spare-devices 1 \
-	"${LR_M[@]}" >"$LR_TMP/out" 2>&1 || lr_fail "create: $(cat "$LR_TMP/out")"
-LR_ARRAYS+=(lraid0)
-lr_settle
+lr_create lraid0 --level 5 --chunk 64K --spare-devices 1 "${LR_M[@]}"
 lr_fio /dev/lraid0 fill --rw=write --bs=256k --iodepth=4 --do_verify=0
 lr_snap data
 cat >"$LR_TMP/prog" <<EOF
@@ -214,7 +207,7 @@ s2=$LR_DEV
 : >"$LR_TMP/events"
 lr_klog_mark
 "$LRAIDCTL" fail lraid0 "${m[2]}" || lr_fail "fail ${m[2]}"
-lr_klog_wait "lraid0: spare $(name "$s2") takes role 2, rebuilding it" 100
+lr_klog_wait "lraid0: spare $(lr_name "$s2") takes role 2, rebuilding it" 100
 wait_for "$LR_TMP/events" "RebuildStarted /dev/lraid0"
 "$LRAIDCTL" fail lraid0 "$s2" || lr_fail "fail the rebuilding $s2"
 wait_for "$LR_TMP/events" "FailSpare /dev/lraid0 $s2"
