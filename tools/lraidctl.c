@@ -117,7 +117,8 @@ static int usage(void)
 		"  %s set lraidN [--speed-min KIB|system] [--speed-max KIB|system]\n"
 		"  %s monitor --scan | lraidN... [--program CMD] [--syslog] [--mail ADDR]\n"
 		"         [--delay SECONDS] [--increment PERCENT] [--oneshot] [--test]\n"
-		"         [--daemonise] [--pid-file FILE]     (mdadm --monitor)\n"
+		"         [--daemonise] [--pid-file FILE] [--spare-group lraidA,lraidB...]\n"
+		"                                             (mdadm --monitor)\n"
 		"  %s version | --version | help\n"
 		"SIZE: KiB, or with a K, M or G suffix (chunk default 64K; bitmap chunk\n"
 		"default 64M, or more if the bitmap needs it); --bitmap default: internal\n"
@@ -4601,6 +4602,9 @@ static int cmd_set(int argc, char **argv)
  *   RebuildNN          the pass got to NN %, in steps of --increment
  *   RebuildFinished    the pass ended (done or stopped)
  *   TestMessage        --test: one per array at the first look
+ *   MoveSpare          --spare-group: a spare moved to an array of its
+ *                      group that had a role failed and no spare
+ *                      (component: the array it came from)
  * Each goes to --program (run as PROGRAM EVENT /dev/lraidN [DEVICE],
  * waited for), --syslog (facility daemon; Fail, FailSpare,
  * DegradedArray and DeviceDisappeared critical, the passes warnings)
@@ -4636,6 +4640,14 @@ struct mon_opts {
 	unsigned int delay, increment;
 	uint8_t named[LRAID_MAX_ARRAYS / 8];
 	bool any_named;
+	uint8_t group[LRAID_MAX_ARRAYS];	/* --spare-group: 1.., 0 none */
+	unsigned int groups;
+};
+
+/* A spare the monitor could not move to an array (too small, say) */
+struct mon_refused {
+	dev_t dev;
+	unsigned int to;
 };
 
 static volatile sig_atomic_t mon_quit;
@@ -4874,6 +4886,111 @@ static void mon_compare(const struct mon_opts *o, unsigned int index,
 	}
 }
 
+/* Whether array @a has a role failed or missing and no spare for it */
+static bool mon_wants_spare(const struct mon_array *a)
+{
+	int i, rebuilding = 0;
+
+	if (!a->present || a->action[0])
+		return false;	/* a pass runs: its end takes a spare */
+	for (i = 0; i < a->ndev; i++) {
+		if (a->devs[i].state == LRAID_MEMBER_SPARE)
+			return false;
+		rebuilding += a->devs[i].state == LRAID_MEMBER_REBUILDING;
+	}
+	/* roles_down(): failed, missing (no device) or being rebuilt */
+	return __builtin_popcount(a->down) > rebuilding;
+}
+
+/* A spare of another array of @to's group not refused by @to, or NULL */
+static const struct mon_dev *
+mon_group_spare(const struct mon_opts *o, const struct mon_array *now,
+		unsigned int to, const struct mon_refused *refused,
+		int nrefused, unsigned int *from)
+{
+	const struct mon_dev *sp;
+	int i, k;
+
+	for (*from = 0; *from < LRAID_MAX_ARRAYS; (*from)++) {
+		if (*from == to || o->group[*from] != o->group[to])
+			continue;
+		for (i = 0; i < now[*from].ndev; i++) {
+			sp = &now[*from].devs[i];
+			if (sp->state != LRAID_MEMBER_SPARE)
+				continue;
+			for (k = 0; k < nrefused; k++)
+				if (refused[k].dev == sp->dev &&
+				    refused[k].to == to)
+					break;
+			if (k == nrefused)
+				return sp;
+		}
+	}
+	return NULL;
+}
+
+/* Remove spare @dev from array @index: 0, or -1 (said) */
+static int mon_remove(unsigned int index, dev_t dev)
+{
+	struct lraid_ioc_remove c = {
+		.index = index,
+		.major = major(dev),
+		.minor = minor(dev),
+	};
+	int ctl = open_control(), ret = 0;
+
+	if (ctl < 0)
+		return -1;
+	if (ioctl(ctl, LRAID_IOC_REMOVE, &c)) {
+		err("monitor: cannot take spare %u:%u from lraid%u: %s",
+		    major(dev), minor(dev), index, strerror(errno));
+		ret = -1;
+	}
+	close(ctl);
+	return ret;
+}
+
+/*
+ * mdadm's spare groups (--spare-group): an array of a group with a role
+ * failed and no spare of its own gets one from another array of the
+ * group: removed there (its superblock erased), added here, which
+ * rebuilds the role onto it; MoveSpare. A spare the array refuses (too
+ * small, say) goes back where it came from and is not offered to that
+ * array again.
+ */
+static void mon_move_spares(const struct mon_opts *o, struct mon_array *now,
+			    struct mon_refused *refused, int *nrefused)
+{
+	const struct mon_dev *sp;
+	unsigned int to, from;
+	char path[64], src[32];
+	dev_t dev;
+
+	for (to = 0; to < LRAID_MAX_ARRAYS; to++) {
+		if (!o->group[to] || !mon_wants_spare(&now[to]))
+			continue;
+		sp = mon_group_spare(o, now, to, refused, *nrefused, &from);
+		if (!sp)
+			continue;
+		snprintf(path, sizeof(path), "%s", sp->path);
+		dev = sp->dev;
+		if (mon_remove(from, dev))
+			continue;
+		if (!add_device(to, path, 0, O_RDWR)) {
+			snprintf(src, sizeof(src), "/dev/lraid%u", from);
+			mon_event(o, "MoveSpare", to, src);
+			continue;
+		}
+		if (*nrefused < LRAID_MAX_ARRAYS) {
+			refused[*nrefused].dev = dev;
+			refused[(*nrefused)++].to = to;
+		}
+		if (add_device(from, path, 0, O_RDWR))
+			err("monitor: %s, a spare of lraid%u, could not be moved to lraid%u nor put back",
+			    path, from, to);
+	}
+}
+
 static bool mon_wanted(const struct mon_opts *o, unsigned int index)
 {
 	return !o->any_named || bit_set(o->named, index);
@@ -4977,6 +5094,34 @@ static bool mon_runnable(const char *cmd)
 	return false;
 }
 
+/* --spare-group lraidA,lraidB[,...]: one more group of arrays */
+static int mon_group(struct mon_opts *o, const char *list)
+{
+	char copy[1024], *name, *save = NULL;
+	uint32_t index;
+	int n = 0;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	o->groups++;
+	for (name = strtok_r(copy, ",", &save); name;
+	     name = strtok_r(NULL, ",", &save), n++) {
+		if (parse_array(name, &index))
+			return -1;
+		if (o->group[index]) {
+			err("monitor: --spare-group: lraid%u is in %s group already",
+			    index, o->group[index] == o->groups ? "this" : "another");
+			return -1;
+		}
+		o->group[index] = o->groups;
+	}
+	if (n < 2) {
+		err("monitor: --spare-group %s: name two arrays or more, as lraid0,lraid1",
+		    list);
+		return -1;
+	}
+	return 0;
+}
+
 static int mon_args(int argc, char **argv, struct mon_opts *o)
 {
 	static const struct option opts[] = {
@@ -4992,6 +5137,7 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 		{ "daemonise", no_argument, NULL, 'f' },
 		{ "daemonize", no_argument, NULL, 'f' },
 		{ "pid-file", required_argument, NULL, 'i' },
+		{ "spare-group", required_argument, NULL, 'g' },
 		{ NULL, 0, NULL, 0 }
 	};
 	unsigned long v;
@@ -5004,7 +5150,7 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 	o->increment = 20;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "sp:m:yd:r:1tfi:", opts,
+	while ((c = getopt_long(argc, argv, "sp:m:yd:r:1tfi:g:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': o->scan = true; break;
@@ -5015,6 +5161,10 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 		case 't': o->test = true; break;
 		case 'f': o->daemon = true; break;
 		case 'i': o->pidfile = optarg; break;
+		case 'g':
+			if (mon_group(o, optarg))
+				return 2;
+			break;
 		case 'd':
 		case 'r':
 			errno = 0;
@@ -5042,6 +5192,11 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 		o->named[index / 8] |= 1 << (index % 8);
 		o->any_named = true;
 	}
+	/* a group's arrays are watched, named or not */
+	o->any_named |= o->groups && !o->scan;
+	for (index = 0; o->any_named && index < LRAID_MAX_ARRAYS; index++)
+		if (o->group[index])
+			o->named[index / 8] |= 1 << (index % 8);
 	if (!o->scan && !o->any_named) {
 		err("monitor: name the arrays to watch, or give --scan for all of them");
 		return 2;
@@ -5059,8 +5214,9 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 
 static int cmd_monitor(int argc, char **argv)
 {
+	static struct mon_refused refused[LRAID_MAX_ARRAYS];
 	struct mon_array *was, *now;
-	int sfd[LRAID_MAX_ARRAYS];
+	int sfd[LRAID_MAX_ARRAYS], nrefused = 0;
 	struct pollfd p[LRAID_MAX_ARRAYS + 1];
 	struct sigaction sa;
 	struct mon_opts o;
@@ -5139,6 +5295,8 @@ static int cmd_monitor(int argc, char **argv)
 				p[np++].events = POLLPRI;
 			}
 		}
+		if (o.groups)
+			mon_move_spares(&o, now, refused, &nrefused);
 		first = false;
 		if (o.oneshot)
 			break;

@@ -19,6 +19,7 @@ LR_BAD_LEFT=
 LR_TARGET_MODS=()
 LR_DM=()
 LR_TRACE=
+LR_PIDS=()
 
 lr_skip() {
 	echo "SKIP: $*"
@@ -117,8 +118,14 @@ lr_need_faults() {
 }
 
 lr_cleanup() {
-	local a d l m
+	local a d l m p
 	set +e
+	# background processes a scenario started (LR_PIDS): first, so that
+	# none acts on what is taken down below (a monitor moving spares)
+	for p in "${LR_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+	done
+	[ ${#LR_PIDS[@]} = 0 ] || wait "${LR_PIDS[@]}" 2>/dev/null
 	# md arrays may sit below lraid or above it (lr_md_raid0): the upper
 	# one stops first, the lower one on the second pass
 	for _ in 1 2; do
@@ -617,6 +624,24 @@ lr_wait_end() {
 # lr_sectors lraidN: array size in sectors
 lr_sectors() {
 	cat "/sys/block/$1/size"
+}
+
+# lr_is FILE VALUE: /sys/block/lraid0/lraid/FILE reads VALUE
+lr_is() {
+	local v
+	v=$(cat "/sys/block/lraid0/lraid/$1")
+	[ "$v" = "$2" ] || lr_fail "$1 reads '$v', not '$2'"
+}
+
+# lr_wait_line FILE LINE [SECONDS]: FILE gets a line LINE (fixed string)
+# within SECONDS (LRAID_REBUILD_TIMEOUT, 240)
+lr_wait_line() {
+	local end=$((SECONDS + ${3:-${LRAID_REBUILD_TIMEOUT:-240}}))
+	until grep -qxF "$2" "$1" 2>/dev/null; do
+		[ $SECONDS -lt $end ] ||
+			lr_fail "no '$2' in $1 after ${3:-${LRAID_REBUILD_TIMEOUT:-240}} s: $(cat "$1" 2>/dev/null)"
+		sleep 0.2
+	done
 }
 
 # lr_name DEV: the kernel's name of DEV (nullb4 for /dev/nullb4, or for a

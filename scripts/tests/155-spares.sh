@@ -50,13 +50,6 @@ MB=32
 TIMEOUT=${LRAID_REBUILD_TIMEOUT:-240}
 d=/sys/block/lraid0/lraid
 
-# is FILE VALUE: /sys/block/lraid0/lraid/FILE reads VALUE
-is() {
-	local v
-	v=$(cat "$d/$1")
-	[ "$v" = "$2" ] || lr_fail "$1 reads '$v', not '$2'"
-}
-
 # dev: a new null_blk device of MB MiB in LR_DEV
 dev() {
 	lr_nullb "nullb${#LR_NULLB[@]}" "$MB"
@@ -112,8 +105,8 @@ taken() {
 	fi
 	lr_wait_idle "rebuild of role $1 onto $2" "$TIMEOUT"
 	lr_klog_wait "lraid0: recover done: $(lr_name "$2") \\(role $1\\) is in sync" 100
-	is failed ""
-	is degraded 0
+	lr_is failed ""
+	lr_is degraded 0
 	"$LRAIDCTL" detail lraid0 >"$LR_TMP/detail" || lr_fail "detail lraid0"
 	grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +$1 active sync +/dev/$(lr_name "$2")\$" \
 		"$LR_TMP/detail" ||
@@ -132,7 +125,7 @@ pass_check() {
 	echo check >"$d/sync_action" || lr_fail "sync_action refused check"
 	lr_wait_idle check "$TIMEOUT"
 	lr_klog_wait "lraid0: check done" 100
-	is mismatch_cnt 0
+	lr_is mismatch_cnt 0
 }
 
 fill() {
@@ -191,7 +184,7 @@ old=${m[2]}
 lr_klog_mark
 "$LRAIDCTL" fail lraid0 "$old" || lr_fail "fail $old"
 lr_klog_wait "lraid0: spare $(lr_name "$s2") takes role 2, rebuilding it" 100
-is sync_action recover
+lr_is sync_action recover
 dev
 s3=$LR_DEV
 "$LRAIDCTL" add lraid0 "$s3" >"$LR_TMP/out" 2>&1 || lr_fail "add $s3: $(cat "$LR_TMP/out")"
@@ -266,7 +259,7 @@ done
 for r in 1 3; do
 	lr_klog_wait "lraid0: recover done: nullb[0-9]+ \\(role $r\\) is in sync" 100
 done
-is failed ""
+lr_is failed ""
 spares 0
 lr_snap_cmp data "two roles rebuilt onto two spares"
 pass_check

@@ -46,27 +46,6 @@ lr_need python3
 MB=32
 TIMEOUT=${LRAID_REBUILD_TIMEOUT:-240}
 d=/sys/block/lraid0/lraid
-PIDS=()
-
-mon_cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	lr_cleanup
-}
-trap mon_cleanup EXIT
-
-# wait_for FILE LINE: FILE gets a line LINE (fixed string) in TIMEOUT s
-wait_for() {
-	local end=$((SECONDS + TIMEOUT))
-	until grep -qxF "$2" "$1" 2>/dev/null; do
-		[ $SECONDS -lt $end ] ||
-			lr_fail "no '$2' in $1 after $TIMEOUT s: $(cat "$1" 2>/dev/null)"
-		sleep 0.2
-	done
-}
 
 # wait_count FILE TEXT N: N lines of FILE end in TEXT within 20 s
 wait_count() {
@@ -154,11 +133,11 @@ rm -f "$LR_TMP/events"
 lr_log "role 1 failed, the spare takes it: the events in order"
 "$LRAIDCTL" monitor --scan --test --delay 1 --increment 25 \
 	--program "$LR_TMP/prog" &
-PIDS+=($!)
+LR_PIDS+=($!)
 mon=$!
 "$LRAIDCTL" monitor --scan --test --delay 3600 >"$LR_TMP/stdout" 2>&1 &
-PIDS+=($!)
-wait_for "$LR_TMP/events" "TestMessage /dev/lraid0"
+LR_PIDS+=($!)
+lr_wait_line "$LR_TMP/events" "TestMessage /dev/lraid0"
 end=$((SECONDS + 20))
 until grep -q "TestMessage on /dev/lraid0\$" "$LR_TMP/stdout"; do
 	[ $SECONDS -lt $end ] || lr_fail "stdout monitor: $(cat "$LR_TMP/stdout")"
@@ -166,7 +145,7 @@ until grep -q "TestMessage on /dev/lraid0\$" "$LR_TMP/stdout"; do
 done
 echo 2000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 2000"
 "$LRAIDCTL" fail lraid0 "${m[1]}" || lr_fail "fail ${m[1]}"
-wait_for "$LR_TMP/events" "SpareActive /dev/lraid0 $s1"
+lr_wait_line "$LR_TMP/events" "SpareActive /dev/lraid0 $s1"
 lr_wait_idle "rebuild onto $s1" "$TIMEOUT"
 in_order "$LR_TMP/events" "TestMessage /dev/lraid0" \
 	"Fail /dev/lraid0 ${m[1]}" "RebuildStarted /dev/lraid0" \
@@ -208,11 +187,11 @@ s2=$LR_DEV
 lr_klog_mark
 "$LRAIDCTL" fail lraid0 "${m[2]}" || lr_fail "fail ${m[2]}"
 lr_klog_wait "lraid0: spare $(lr_name "$s2") takes role 2, rebuilding it" 100
-wait_for "$LR_TMP/events" "RebuildStarted /dev/lraid0"
+lr_wait_line "$LR_TMP/events" "RebuildStarted /dev/lraid0"
 "$LRAIDCTL" fail lraid0 "$s2" || lr_fail "fail the rebuilding $s2"
-wait_for "$LR_TMP/events" "FailSpare /dev/lraid0 $s2"
+lr_wait_line "$LR_TMP/events" "FailSpare /dev/lraid0 $s2"
 lr_wait_idle "the stopped rebuild" "$TIMEOUT"
-wait_for "$LR_TMP/events" "RebuildFinished /dev/lraid0"
+lr_wait_line "$LR_TMP/events" "RebuildFinished /dev/lraid0"
 in_order "$LR_TMP/events" "Fail /dev/lraid0 ${m[2]}" \
 	"RebuildStarted /dev/lraid0" "FailSpare /dev/lraid0 $s2" \
 	"RebuildFinished /dev/lraid0"
@@ -223,7 +202,7 @@ lr_nullb nullb6 "$MB"
 s3=$LR_DEV
 echo system >"$d/sync_speed_max"
 "$LRAIDCTL" add lraid0 "$s3" >/dev/null || lr_fail "add $s3"
-wait_for "$LR_TMP/events" "SpareActive /dev/lraid0 $s3"
+lr_wait_line "$LR_TMP/events" "SpareActive /dev/lraid0 $s3"
 lr_wait_idle "rebuild onto $s3" "$TIMEOUT"
 m[2]=$s3
 lr_snap_cmp data "rebuilt onto an added device"
@@ -232,10 +211,10 @@ lr_snap_cmp data "rebuilt onto an added device"
 lr_log "stop: DeviceDisappeared; a degraded assembly: NewArray, DegradedArray"
 : >"$LR_TMP/events"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
-wait_for "$LR_TMP/events" "DeviceDisappeared /dev/lraid0"
+lr_wait_line "$LR_TMP/events" "DeviceDisappeared /dev/lraid0"
 "$LRAIDCTL" assemble --run lraid0 "${m[0]}" "${m[1]}" "${m[2]}" \
 	>"$LR_TMP/out" 2>&1 || lr_fail "assemble degraded: $(cat "$LR_TMP/out")"
-wait_for "$LR_TMP/events" "DegradedArray /dev/lraid0"
+lr_wait_line "$LR_TMP/events" "DegradedArray /dev/lraid0"
 only "$LR_TMP/events" "DeviceDisappeared /dev/lraid0" "NewArray /dev/lraid0" \
 	"DegradedArray /dev/lraid0"
 "$LRAIDCTL" check --scan >"$LR_TMP/out" 2>&1 ||
@@ -306,7 +285,7 @@ s4=$LR_DEV
 "$LRAIDCTL" add lraid0 "$s4" >"$LR_TMP/out" 2>&1 || lr_fail "add $s4: $(cat "$LR_TMP/out")"
 grep -q "rebuilding role 3\|role 3" "$LR_TMP/out" ||
 	lr_fail "add $s4 to the degraded array: $(cat "$LR_TMP/out")"
-wait_for "$LR_TMP/events" "SpareActive /dev/lraid0 $s4"
+lr_wait_line "$LR_TMP/events" "SpareActive /dev/lraid0 $s4"
 lr_wait_idle "rebuild onto $s4" "$TIMEOUT"
 m[3]=$s4
 lr_nullb nullb8 "$MB"
@@ -321,7 +300,7 @@ wait_count "$LR_TMP/events" "DeviceDisappeared /dev/lraid0" 2
 echo 2000 >/sys/module/lraid/parameters/speed_limit_max
 "$LRAIDCTL" assemble --run lraid0 "${m[0]}" "${m[2]}" "${m[3]}" "$s5" \
 	>"$LR_TMP/out" 2>&1 || lr_fail "assemble degraded: $(cat "$LR_TMP/out")"
-wait_for "$LR_TMP/events" "SpareActive /dev/lraid0 $s5"
+lr_wait_line "$LR_TMP/events" "SpareActive /dev/lraid0 $s5"
 lr_wait_idle "rebuild onto $s5" "$TIMEOUT"
 echo 200000 >/sys/module/lraid/parameters/speed_limit_max
 in_order "$LR_TMP/events" "NewArray /dev/lraid0" "DegradedArray /dev/lraid0" \

@@ -16,6 +16,14 @@
 #     failed, no pass starts again by itself (3 s); the spare added
 #     again (lraidctl add, as the tool's message says) is rebuilt for
 #     the role from the start; the data reads back, a check finds 0.
+#   - Spare groups (lraidctl monitor --spare-group lraid0,lraid1, as
+#     mdadm's spare-group): lraid1 (RAID5 x3 on 16 MiB members) has a
+#     16 MiB spare; lraid0 loses a member: the monitor tries that spare,
+#     lraid0 refuses it (too small), it goes back to lraid1 as a spare
+#     and is not tried again (no MoveSpare, lraid0 stays degraded 3 s).
+#     A 32 MiB spare added to lraid1 moves: MoveSpare /dev/lraid0
+#     /dev/lraid1, lraid0 rebuilds onto it (SpareActive), lraid1 keeps
+#     the small one; the data reads back, a check finds 0.
 #   - Room: members and spares are at most 32. With 3 members and 29
 #     spares, a 30th spare is refused (ENOSPC, "no room for another
 #     spare: 3 members and 29 spares"); the array is unchanged.
@@ -30,23 +38,6 @@ dmsetup targets 2>/dev/null | grep -q '^error' || lr_skip "no device-mapper erro
 MB=32
 TIMEOUT=${LRAID_REBUILD_TIMEOUT:-240}
 d=/sys/block/lraid0/lraid
-PIDS=()
-
-edges_cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	lr_cleanup
-}
-trap edges_cleanup EXIT
-
-is() {
-	local v
-	v=$(cat "$d/$1")
-	[ "$v" = "$2" ] || lr_fail "$1 reads '$v', not '$2'"
-}
 
 # detail_has ERE: lraidctl detail lraid0 has a line matching ERE
 detail_has() {
@@ -55,22 +46,12 @@ detail_has() {
 		lr_fail "detail: no '$1': $(cat "$LR_TMP/detail")"
 }
 
-# wait_for FILE LINE: FILE gets the line LINE within TIMEOUT s
-wait_for() {
-	local end=$((SECONDS + TIMEOUT))
-	until grep -qxF "$2" "$1" 2>/dev/null; do
-		[ $SECONDS -lt $end ] ||
-			lr_fail "no '$2' in $1 after $TIMEOUT s: $(cat "$1" 2>/dev/null)"
-		sleep 0.2
-	done
-}
-
 check_zero() {
 	lr_klog_mark
 	echo check >"$d/sync_action" || lr_fail "sync_action refused check"
 	lr_wait_idle check "$TIMEOUT"
 	lr_klog_wait "lraid0: check done" 100
-	is mismatch_cnt 0
+	lr_is mismatch_cnt 0
 }
 
 # ---------------------------------------------------------------------
@@ -94,19 +75,23 @@ echo "\$*" >>"$LR_TMP/events"
 EOF
 chmod +x "$LR_TMP/prog"
 "$LRAIDCTL" monitor --scan --test --delay 1 --program "$LR_TMP/prog" &
-PIDS+=($!)
-wait_for "$LR_TMP/events" "TestMessage /dev/lraid0"
+LR_PIDS+=($!)
+lr_wait_line "$LR_TMP/events" "TestMessage /dev/lraid0"
 { dmsetup suspend --noudevsync lrspare &&
 	echo "0 $sectors error" | dmsetup load lrspare &&
 	dmsetup resume --noudevsync lrspare; } || lr_fail "dm table to error"
+# slow enough for the monitor to see the pass (one between two looks is
+# not reported)
+echo 2000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 2000"
 lr_klog_mark
 "$LRAIDCTL" fail lraid0 "${m[2]}" || lr_fail "fail ${m[2]}"
 lr_klog_wait "lraid0: superblock write to spare $(lr_name "$s1") failed: -5; the spare is marked faulty" 100
 lr_klog_wait "lraid0: spare $(lr_name "$s2") takes role 2, rebuilding it" 100
 lr_wait_idle "rebuild onto $s2" "$TIMEOUT"
 lr_klog_wait "lraid0: recover done: $(lr_name "$s2") \\(role 2\\) is in sync" 100
-is degraded 0
-wait_for "$LR_TMP/events" "SpareActive /dev/lraid0 $s2"
+lr_is degraded 0
+echo system >"$d/sync_speed_max"
+lr_wait_line "$LR_TMP/events" "SpareActive /dev/lraid0 $s2"
 for e in "Fail /dev/lraid0 ${m[2]}" "FailSpare /dev/lraid0 $s1" \
 	"RebuildStarted /dev/lraid0" "RebuildFinished /dev/lraid0"; do
 	grep -qxF "$e" "$LR_TMP/events" || lr_fail "no '$e': $(cat "$LR_TMP/events")"
@@ -127,6 +112,8 @@ lr_klog_wait "lraid0: spare $(lr_name "$s1") removed; erasing its superblock fai
 [ ! -e "/sys/block/lraid0/slaves/$(lr_name "$s1")" ] ||
 	lr_fail "$s1 still among lraid0's slaves"
 detail_has "^ +Failed Devices : 0\$"
+kill "${LR_PIDS[0]}"
+wait "${LR_PIDS[0]}" || true
 
 # ---------------------------------------------------------------------
 lr_log "idle during a rebuild onto a spare; the spare added again"
@@ -140,10 +127,10 @@ lr_klog_wait "lraid0: spare $(lr_name "$s3") takes role 1, rebuilding it" 100
 sleep 1
 "$LRAIDCTL" action idle lraid0 >"$LR_TMP/out" 2>&1 || lr_fail "action idle: $(cat "$LR_TMP/out")"
 lr_klog_wait "lraid0: recover stopped at stripe [0-9]+ of [0-9]+: interrupted; role 1 stays failed" 100
-is sync_action idle
+lr_is sync_action idle
 sleep 3
-is sync_action idle
-is degraded 1
+lr_is sync_action idle
+lr_is degraded 1
 lr_klog_has -E "rebuilding role 1 onto .* again" &&
 	lr_fail "the rebuild started again after idle: $(lr_klog | tail -3)"
 echo system >"$d/sync_speed_max"
@@ -153,10 +140,60 @@ grep -q "added $s3 to lraid0: rebuilding role 1" "$LR_TMP/out" ||
 	lr_fail "add $s3 again said '$(cat "$LR_TMP/out")'"
 lr_wait_idle "rebuild of role 1 onto $s3 again" "$TIMEOUT"
 lr_klog_wait "lraid0: recover done: $(lr_name "$s3") \\(role 1\\) is in sync" 100
-is degraded 0
+lr_is degraded 0
 m[1]=$s3
 lr_snap_cmp data "rebuilt onto the spare after idle"
 check_zero
+
+# ---------------------------------------------------------------------
+lr_log "spare groups (monitor --spare-group): a spare moves to lraid0"
+dev() {
+	lr_nullb "nullb${#LR_NULLB[@]}" "$1"
+}
+g=()
+for _ in 1 2 3; do
+	dev 16
+	g+=("$LR_DEV")
+done
+dev 16
+small=$LR_DEV
+lr_create lraid1 --level 5 --chunk 64K --spare-devices 1 "${g[@]}" "$small"
+: >"$LR_TMP/events"
+"$LRAIDCTL" monitor lraid0 lraid1 --spare-group lraid0,lraid1 --test \
+	--delay 1 --program "$LR_TMP/prog" &
+LR_PIDS+=($!)
+lr_wait_line "$LR_TMP/events" "TestMessage /dev/lraid1"
+# lraid1's only spare is too small for lraid0: tried, put back, not again
+lr_klog_mark
+"$LRAIDCTL" fail lraid0 "${m[3]}" || lr_fail "fail ${m[3]}"
+lr_klog_wait "lraid0: add: $(lr_name "$small") has [0-9]+ sectors, the data area needs [0-9]+" 100
+end=$((SECONDS + 20))
+until "$LRAIDCTL" detail lraid1 | grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +- spare +$small\$"; do
+	[ $SECONDS -lt $end ] || lr_fail "$small not back as lraid1's spare: $("$LRAIDCTL" detail lraid1)"
+	sleep 0.2
+done
+sleep 3
+lr_is degraded 1
+grep -q "^MoveSpare" "$LR_TMP/events" && lr_fail "a spare moved that does not fit: $(cat "$LR_TMP/events")"
+"$LRAIDCTL" detail lraid1 | grep -Eq "^ +Spare Devices : 1\$" ||
+	lr_fail "lraid1 lost its small spare: $("$LRAIDCTL" detail lraid1)"
+# a spare that fits, added to lraid1, moves to lraid0 and rebuilds role 3
+echo 2000 >"$d/sync_speed_max" || lr_fail "sync_speed_max 2000"
+dev "$MB"
+big=$LR_DEV
+"$LRAIDCTL" add lraid1 "$big" >"$LR_TMP/out" 2>&1 || lr_fail "add $big to lraid1: $(cat "$LR_TMP/out")"
+lr_wait_line "$LR_TMP/events" "MoveSpare /dev/lraid0 /dev/lraid1"
+lr_wait_line "$LR_TMP/events" "SpareActive /dev/lraid0 $big"
+lr_wait_idle "rebuild of role 3 onto $big" "$TIMEOUT"
+lr_is degraded 0
+echo system >"$d/sync_speed_max"
+while read -r l; do lr_log "event: $l"; done <"$LR_TMP/events"
+m[3]=$big
+"$LRAIDCTL" detail lraid1 | grep -Eq "^ +[0-9]+ +[0-9]+ +[0-9]+ +- spare +$small\$" ||
+	lr_fail "lraid1: $("$LRAIDCTL" detail lraid1)"
+lr_snap_cmp data "rebuilt onto a spare moved from lraid1"
+check_zero
+"$LRAIDCTL" stop lraid1 >/dev/null || lr_fail "stop lraid1"
 "$LRAIDCTL" stop lraid0 >/dev/null || lr_fail "stop lraid0"
 LR_ARRAYS=()
 
