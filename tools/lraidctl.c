@@ -5150,7 +5150,7 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 	o->increment = 20;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "sp:m:yd:r:1tfi:g:", opts,
+	while ((c = getopt_long(argc, argv, ":sp:m:yd:r:1tfi:g:", opts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's': o->scan = true; break;
@@ -5181,6 +5181,9 @@ static int mon_args(int argc, char **argv, struct mon_opts *o)
 			else
 				o->increment = v;
 			break;
+		case ':':
+			err("monitor: %s needs a value", argv[optind - 1]);
+			return 2;
 		default:
 			err("monitor: unknown option '%s'", argv[optind - 1]);
 			return usage();

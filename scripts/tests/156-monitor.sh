@@ -34,8 +34,9 @@
 #     it runs; SIGTERM ends it and removes the file.
 #   - No monitor holds /dev/lraid-control between looks (the module
 #     could not be unloaded).
-#   - Usage errors exit 2 with the reason (a --program that cannot run
-#     among them).
+#   - Usage errors exit 2 with the reason (a --program that cannot run,
+#     an option without its value, a spare group of one array, an array
+#     in two groups among them).
 # quick-kernels: stock-6.12 debug
 set -euo pipefail
 # shellcheck source=scripts/tests/1-helpers.bash
@@ -104,6 +105,10 @@ bad "--increment 100: percent, 1 to 99" --scan --increment 100
 bad "--daemonise needs --program, --syslog or --mail" --scan --daemonise
 bad "is not an array name" md0
 bad "unknown option" --scan --bogus
+bad "--delay needs a value" --scan --delay
+bad "--spare-group lraid0: name two arrays or more" --spare-group lraid0
+bad "--spare-group: lraid1 is in another group already" \
+	--spare-group lraid0,lraid1 --spare-group lraid1,lraid2
 bad "--program $LR_TMP/prog: not found or not executable" --scan --program "$LR_TMP/prog"
 
 # ---------------------------------------------------------------------
