@@ -20,7 +20,8 @@
 #     mdadm's spare-group): lraid1 (RAID5 x3 on 16 MiB members) has a
 #     16 MiB spare; lraid0 loses a member: the monitor tries that spare,
 #     lraid0 refuses it (too small), it goes back to lraid1 as a spare
-#     and is not tried again (no MoveSpare, lraid0 stays degraded 3 s).
+#     and is not tried again (one refusal in the kernel log, no
+#     MoveSpare, lraid0 stays degraded 3 s).
 #     A 32 MiB spare added to lraid1 moves: MoveSpare /dev/lraid0
 #     /dev/lraid1, lraid0 rebuilds onto it (SpareActive), lraid1 keeps
 #     the small one; the data reads back, a check finds 0.
@@ -175,6 +176,9 @@ done
 sleep 3
 lr_is degraded 1
 grep -q "^MoveSpare" "$LR_TMP/events" && lr_fail "a spare moved that does not fit: $(cat "$LR_TMP/events")"
+# offered once: a monitor that offered it again would be refused again
+n=$(lr_klog | grep -cE "lraid0: add: $(lr_name "$small") has [0-9]+ sectors") || true
+[ "$n" = 1 ] || lr_fail "the small spare was offered to lraid0 $n times"
 "$LRAIDCTL" detail lraid1 | grep -Eq "^ +Spare Devices : 1\$" ||
 	lr_fail "lraid1 lost its small spare: $("$LRAIDCTL" detail lraid1)"
 # a spare that fits, added to lraid1, moves to lraid0 and rebuilds role 3
